@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Run feltbank or its tests from a fresh clone with only python3: makes .venv when needed.
+
+    python3 bootstrap.py run [feltbank run options]
+    python3 bootstrap.py test [pytest options]
+
+The venv is (re)installed when pyproject.toml or the wanted extras change. On a machine whose
+system python already has OpenCV (a Raspberry Pi with python3-opencv, python3-picamera2 and
+python3-lgpio), the venv sees the system packages and pip installs no second OpenCV or numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("FELTBANK_VENV", ROOT / ".venv"))
+STAMP = VENV / "feltbank-installed"
+
+
+def system_has_opencv() -> bool:
+    """True when the system python imports cv2 (Debian's python3-opencv on a Pi)."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import cv2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return probe.returncode == 0
+
+
+def venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def ensure_venv(extras: list[str]) -> None:
+    """Create .venv and install the project with `extras` unless the stamp says it is done."""
+    use_system = system_has_opencv()
+    if not use_system:
+        extras = ["cv", *extras]
+    wanted = hashlib.sha256(
+        (ROOT / "pyproject.toml").read_bytes() + repr((sorted(extras), use_system)).encode()
+    ).hexdigest()
+    if venv_python().exists() and STAMP.exists() and STAMP.read_text().strip() == wanted:
+        return
+    if not venv_python().exists():
+        print(f"bootstrap: creating {VENV}", file=sys.stderr)
+        try:
+            venv.EnvBuilder(with_pip=True, system_site_packages=use_system).create(VENV)
+        except (subprocess.CalledProcessError, OSError) as exc:
+            sys.exit(
+                f"bootstrap: could not create {VENV} ({exc}). On Debian or Raspberry Pi OS "
+                "install the venv module first: sudo apt install python3-venv"
+            )
+    spec = f".[{','.join(extras)}]" if extras else "."
+    print(f"bootstrap: installing feltbank{spec[1:]} into {VENV}", file=sys.stderr)
+    pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "-e", spec], cwd=ROOT, check=True)
+    STAMP.write_text(wanted + "\n")
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("run", "test"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    what, rest = argv[0], argv[1:]
+    if what == "run":
+        ensure_venv([])
+        cmd = [str(VENV / "bin" / "feltbank"), "run", *rest]
+    else:
+        ensure_venv(["dev"])
+        cmd = [str(venv_python()), "-m", "pytest", *rest]
+    os.chdir(ROOT)
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

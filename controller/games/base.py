@@ -1,0 +1,452 @@
+"""The engine protocol: commands in, a new state and events out. Pure: no clock, no I/O, no dice.
+
+A game mode subclasses `Engine`, declares its state (a frozen dataclass extending `State`), its
+settings and its commands (methods decorated with `@command`), and registers itself in
+`controller.games`. The table-level commands every mode shares (join, leave, buy-in,
+cash-out, configure) live here, once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import gcd
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from controller.errors import IllegalCommand
+from controller.ledger import (
+    BANK,
+    CASHIER,
+    Entry,
+    Ledger,
+    bet_account,
+    check_player_name,
+    player_account,
+)
+from controller.settings import Setting, resolve
+
+#: Keys of a command's JSON form that are not arguments.
+RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
+
+__all__ = [
+    "Arg",
+    "Command",
+    "Engine",
+    "Event",
+    "IllegalCommand",
+    "Pays",
+    "State",
+    "command",
+]
+
+
+@dataclass(frozen=True)
+class Command:
+    """What someone asks the table to do: a kind, its arguments, and a client-made id."""
+
+    kind: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    id: str = ""
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "kind": self.kind, **self.args}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Command:
+        """The command of a flat JSON object `{"id": ..., "kind": ..., ARG: VALUE...}`."""
+        if not isinstance(data, Mapping):
+            raise IllegalCommand("a command is a JSON object with 'kind' and its arguments")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise IllegalCommand("a command needs 'kind', e.g. {\"kind\": \"buy-in\", ...}")
+        cid = data.get("id", "")
+        if not isinstance(cid, str) or len(cid) > 128:
+            raise IllegalCommand("a command's 'id' is a string of at most 128 characters")
+        args = {k: v for k, v in data.items() if k not in RESERVED_KEYS}
+        return cls(kind, args, cid)
+
+    def same_as(self, other: Command) -> bool:
+        """True when `other` asks for the same thing (ids aside)."""
+        return self.kind == other.kind and dict(self.args) == dict(other.args)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with the ledger entries it posted."""
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    entries: tuple[Entry, ...] = ()
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, **self.data}
+        if self.entries:
+            out["entries"] = [e.to_json() for e in self.entries]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Event:
+        rest = {k: v for k, v in data.items() if k not in ("kind", "entries")}
+        entries = tuple(Entry.from_json(e) for e in data.get("entries", ()))
+        return cls(str(data["kind"]), rest, entries)
+
+
+@dataclass(frozen=True)
+class Pays:
+    """A pay rate: `win` coins for every `per` staked, besides the stake ("3:2", "4:1")."""
+
+    win: int
+    per: int = 1
+
+    def __post_init__(self) -> None:
+        if type(self.win) is not int or type(self.per) is not int or self.win < 0 or self.per < 1:
+            raise ValueError(f"{self.win}:{self.per} is not a pay rate: expected X:Y, whole X >= 0, Y >= 1")
+
+    @classmethod
+    def parse(cls, text: str) -> Pays:
+        """Read "3:2" or "4:1" (or "4 to 1")."""
+        parts = str(text).replace(" to ", ":").split(":")
+        try:
+            win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
+            return cls(win, per)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise ValueError(f"{text!r} is not a pay rate: write it as X:Y, e.g. \"3:2\"") from None
+
+    def __str__(self) -> str:
+        return f"{self.win}:{self.per}"
+
+    @property
+    def ratio(self) -> Fraction:
+        return Fraction(self.win, self.per)
+
+    @property
+    def unit(self) -> int:
+        """Stakes must be a multiple of this for the winnings to be whole coins."""
+        return self.ratio.denominator
+
+    def winnings(self, stake: int) -> int:
+        """Coins won on `stake`, besides the stake itself."""
+        won = self.ratio * stake
+        if won.denominator != 1:
+            raise IllegalCommand(f"a stake of {stake} does not pay whole coins at {self}")
+        return int(won)
+
+    def times(self, factor: int) -> Pays:
+        g = gcd(self.win * factor, self.per)
+        return Pays(self.win * factor // g, self.per // g)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """What a command argument accepts."""
+
+    type: type
+    optional: bool = False
+    minimum: int | None = None
+    choices: tuple | None = None
+
+    def describe(self) -> str:
+        words = {int: "a whole number", str: "a string", list: "a list", bool: "true or false",
+                 dict: "an object"}.get(self.type, self.type.__name__)
+        if self.choices:
+            words = "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.minimum is not None:
+            words += f" of at least {self.minimum}"
+        return words
+
+
+def command(kind: str, **args: Arg | type) -> Callable:
+    """Mark an engine method as the handler of commands of `kind` taking `args`."""
+
+    def mark(fn: Callable) -> Callable:
+        fn._command = (kind, {k: a if isinstance(a, Arg) else Arg(a) for k, a in args.items()})
+        return fn
+
+    return mark
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """What every mode's state holds: the mode, its settings, the seats and the ledger."""
+
+    mode: str
+    settings: Mapping[str, Any]
+    #: Players seated, in seat order; the dice pass to the left, i.e. to the next in this tuple.
+    seats: tuple[str, ...] = ()
+    ledger: Ledger = field(default_factory=Ledger)
+    #: Rounds (turns, hands) completed since the table opened.
+    rounds: int = 0
+
+    def replace(self, **changes: Any) -> State:
+        return dataclasses.replace(self, **changes)
+
+    def seat_after(self, player: str) -> str:
+        """The player to the left of `player` (the next seat, wrapping round)."""
+        i = self.seats.index(player)
+        return self.seats[(i + 1) % len(self.seats)]
+
+
+BASE_SETTINGS = (
+    Setting("max_seats", 8, "seats at the table", minimum=1, maximum=16),
+    Setting("min_bet", 1, "smallest stake of any bet, in coins", minimum=1),
+    Setting("max_bet", 1000, "largest stake of any one bet, in coins", minimum=1),
+)
+
+
+class Engine:
+    """A game mode: a pure `apply(state, command) -> (state, events)` and its declarations."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    state_type: ClassVar[type[State]] = State
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    #: Command kinds that are the chance steps (a roll, a throw, a deal) the camera fills in.
+    chance_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: A round ends within this many chance steps (OpenSpiel's max game length).
+    round_bound: ClassVar[int] = 0
+    _commands: ClassVar[dict[str, tuple[Callable, dict[str, Arg]]]] = {}
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        found: dict[str, tuple[Callable, dict[str, Arg]]] = {}
+        for klass in reversed(cls.__mro__):
+            for attr in vars(klass).values():
+                if hasattr(attr, "_command"):
+                    kind, spec = attr._command
+                    found[kind] = (attr, spec)
+        cls._commands = found
+
+    # -- declarations ----------------------------------------------------------------------
+
+    @classmethod
+    def setting_schema(cls) -> tuple[Setting, ...]:
+        """Every setting of this mode: the shared ones, then the mode's own."""
+        own = {s.key for s in cls.settings}
+        return tuple(s for s in BASE_SETTINGS if s.key not in own) + cls.settings
+
+    @classmethod
+    def command_kinds(cls) -> dict[str, dict[str, Arg]]:
+        """The commands this mode accepts, with their arguments."""
+        return {kind: spec for kind, (_, spec) in cls._commands.items()}
+
+    def new_state(
+        self,
+        settings: Mapping[str, Any] | None = None,
+        seats: tuple[str, ...] = (),
+        ledger: Ledger | None = None,
+    ) -> State:
+        """A fresh table of this mode; raises ConfigError on a bad setting."""
+        values = resolve(self.setting_schema(), settings or {}, where=f"the {self.name} settings")
+        self.check_settings(values)
+        return self.state_type(
+            mode=self.name,
+            settings=MappingProxyType(values),
+            seats=tuple(seats),
+            ledger=ledger or Ledger(),
+        )
+
+    def check_settings(self, values: Mapping[str, Any]) -> None:
+        """Checks across settings (e.g. min <= max); raises ConfigError."""
+        if values["min_bet"] > values["max_bet"]:
+            from controller.errors import ConfigError
+
+            raise ConfigError(
+                f"min_bet ({values['min_bet']}) is above max_bet ({values['max_bet']})"
+            )
+
+    # -- the protocol ------------------------------------------------------------------------
+
+    def apply(self, state: State, cmd: Command) -> tuple[State, tuple[Event, ...]]:
+        """Apply `cmd`: the new state and what happened, or IllegalCommand and no change."""
+        entry = self._commands.get(cmd.kind)
+        if entry is None:
+            raise IllegalCommand(
+                f"{self.title} has no command {cmd.kind!r}; it accepts: "
+                + ", ".join(sorted(self._commands))
+            )
+        handler, spec = entry
+        self._check_args(cmd, spec)
+        new_state, events = handler(self, state, cmd)
+        return new_state, tuple(events)
+
+    def verify(self, state: State, cmd: Command) -> None:
+        """Raise IllegalCommand with the reason if `cmd` would be refused now."""
+        self.apply(state, cmd)
+
+    def can(self, state: State, cmd: Command) -> bool:
+        """True when `cmd` would be accepted now."""
+        try:
+            self.apply(state, cmd)
+        except IllegalCommand:
+            return False
+        return True
+
+    def in_round(self, state: State) -> bool:
+        """True while a round is under way (settings and seats then stay as they are)."""
+        return False
+
+    def view(self, state: State) -> dict:
+        """The state as JSON for people and screens."""
+        return {
+            "mode": state.mode,
+            "title": self.title,
+            "seats": list(state.seats),
+            "balances": state.ledger.players(),
+            "rounds": state.rounds,
+            "in_round": self.in_round(state),
+        }
+
+    def random_command(self, state: State, rng: random.Random) -> Command:
+        """A command a player at this table might give now (chance steps drawn from `rng`)."""
+        raise NotImplementedError
+
+    def _check_args(self, cmd: Command, spec: Mapping[str, Arg]) -> None:
+        extra = sorted(set(cmd.args) - set(spec))
+        takes = ", ".join(f"{k} ({a.describe()})" for k, a in spec.items()) or "no arguments"
+        if extra:
+            raise IllegalCommand(f"{cmd.kind!r} does not take {extra[0]!r}; it takes {takes}")
+        for name, arg in spec.items():
+            if name not in cmd.args:
+                if arg.optional:
+                    continue
+                raise IllegalCommand(f"{cmd.kind!r} needs {name!r}: {arg.describe()}")
+            value = cmd.args[name]
+            ok = type(value) is arg.type if arg.type in (int, bool) else isinstance(value, arg.type)
+            if ok and arg.minimum is not None:
+                ok = value >= arg.minimum
+            if ok and arg.choices is not None:
+                ok = value in arg.choices
+            if not ok:
+                raise IllegalCommand(f"{cmd.kind!r}: {name} = {value!r}; expected {arg.describe()}")
+
+    # -- shared helpers for modes -------------------------------------------------------------
+
+    @staticmethod
+    def seated(state: State, player: str) -> str:
+        """`player` if seated, else IllegalCommand."""
+        if player not in state.seats:
+            raise IllegalCommand(f"{player} is not seated at this table")
+        return player
+
+    def check_stake(self, state: State, player: str, amount: int, unit: int = 1,
+                    what: str = "bet") -> None:
+        """Refuse a stake outside the limits, not a multiple of `unit`, or over the balance."""
+        lo, hi = state.settings["min_bet"], state.settings["max_bet"]
+        if amount < lo or amount > hi:
+            raise IllegalCommand(f"a {what} of {amount} is outside the table limits: {lo} to {hi}")
+        if amount % unit:
+            raise IllegalCommand(f"a {what} must be a multiple of {unit} coins, not {amount}")
+        held = state.ledger.balance(player_account(player))
+        if amount > held:
+            raise IllegalCommand(f"{player} holds {held} coins; a {what} of {amount} is more")
+
+    @staticmethod
+    def stake(player: str, spot: str, amount: int) -> Entry:
+        """The entry putting `amount` of `player`'s coins on `spot`."""
+        return Entry.transfer("stake", player_account(player), bet_account(player, spot), amount)
+
+    @staticmethod
+    def settle(ledger: Ledger, player: str, spot: str, result: str, winnings: int = 0) -> Event:
+        """The event settling `player`'s bet on `spot`: result "win", "lose" or "push"."""
+        account = bet_account(player, spot)
+        staked = ledger.balance(account)
+        mine = player_account(player)
+        if result == "win":
+            entries = (Entry.transfer("return", account, mine, staked),)
+            if winnings:
+                entries += (Entry.transfer("win", BANK, mine, winnings),)
+            paid = staked + winnings
+        elif result == "push":
+            entries, paid = (Entry.transfer("return", account, mine, staked),), staked
+        elif result == "lose":
+            entries, paid = (Entry.transfer("loss", account, BANK, staked),), 0
+        else:
+            raise ValueError(result)
+        return Event(
+            "bet-settled",
+            {"player": player, "bet": spot, "stake": staked, "result": result, "paid": paid},
+            entries,
+        )
+
+    def post(self, state: State, events: list[Event] | tuple[Event, ...]) -> State:
+        """The state with every entry of `events` posted to its ledger."""
+        return state.replace(ledger=state.ledger.post(*(e for ev in events for e in ev.entries)))
+
+    # -- table-level commands every mode shares -----------------------------------------------
+
+    @command("join", player=str, seat=Arg(int, optional=True, minimum=1))
+    def _join(self, state: State, cmd: Command):
+        player = check_player_name(cmd.args["player"])
+        if player in state.seats:
+            raise IllegalCommand(f"{player} is already seated")
+        if self.in_round(state):
+            raise IllegalCommand("players join between rounds; wait for this round to end")
+        if len(state.seats) >= state.settings["max_seats"]:
+            raise IllegalCommand(f"the table is full ({state.settings['max_seats']} seats)")
+        seat = cmd.args.get("seat", len(state.seats) + 1)
+        if seat > len(state.seats) + 1:
+            raise IllegalCommand(f"seat {seat} does not exist yet: seats 1 to {len(state.seats) + 1}")
+        seats = state.seats[: seat - 1] + (player,) + state.seats[seat - 1 :]
+        ledger = state.ledger
+        if player_account(player) not in ledger.balances:
+            ledger = Ledger(MappingProxyType({**ledger.balances, player_account(player): 0}))
+        new = self.seats_changed(state.replace(seats=seats, ledger=ledger), state)
+        return new, [Event("joined", {"player": player, "seat": seat})]
+
+    @command("leave", player=str)
+    def _leave(self, state: State, cmd: Command):
+        player = self.seated(state, cmd.args["player"])
+        if self.in_round(state):
+            raise IllegalCommand(f"{player} leaves between rounds; wait for this round to end")
+        if state.ledger.on_table(player):
+            raise IllegalCommand(f"{player} still has bets on the table")
+        seats = tuple(p for p in state.seats if p != player)
+        new = self.seats_changed(state.replace(seats=seats), state)
+        return new, [Event("left", {"player": player})]
+
+    @command("buy-in", player=str, amount=Arg(int, minimum=1))
+    def _buy_in(self, state: State, cmd: Command):
+        player = self.seated(state, cmd.args["player"])
+        amount = cmd.args["amount"]
+        entry = Entry.transfer("buy-in", CASHIER, player_account(player), amount)
+        event = Event("bought-in", {"player": player, "amount": amount}, (entry,))
+        return self.post(state, [event]), [event]
+
+    @command("cash-out", player=str, amount=Arg(int, optional=True, minimum=1))
+    def _cash_out(self, state: State, cmd: Command):
+        player = cmd.args["player"]
+        held = state.ledger.balance(player_account(player))
+        if player_account(player) not in state.ledger.balances:
+            raise IllegalCommand(f"{player} has no money at this table")
+        amount = cmd.args.get("amount", held)
+        if amount > held or amount == 0:
+            raise IllegalCommand(f"{player} holds {held} coins; cannot cash out {amount}")
+        entry = Entry.transfer("cash-out", player_account(player), CASHIER, amount)
+        event = Event("cashed-out", {"player": player, "amount": amount}, (entry,))
+        return self.post(state, [event]), [event]
+
+    @command("configure", settings=dict)
+    def _configure(self, state: State, cmd: Command):
+        if self.in_round(state):
+            raise IllegalCommand("settings change between rounds; wait for this round to end")
+        from controller.errors import ConfigError
+
+        merged = {**state.settings, **cmd.args["settings"]}
+        try:
+            values = resolve(self.setting_schema(), merged, where=f"the {self.name} settings")
+            self.check_settings(values)
+        except ConfigError as exc:
+            raise IllegalCommand(str(exc)) from None
+        if len(state.seats) > values["max_seats"]:
+            raise IllegalCommand(f"{len(state.seats)} players are seated; max_seats cannot be less")
+        changed = {k: v for k, v in values.items() if state.settings.get(k) != v}
+        new = state.replace(settings=MappingProxyType(values))
+        return new, [Event("configured", {"settings": changed})]
+
+    def seats_changed(self, new: State, old: State) -> State:
+        """Hook: a mode fixes its own seat-dependent fields (the shooter) after join/leave."""
+        return new

@@ -1,0 +1,223 @@
+"""Hazard: the caster calls a main from 5 to 9 and throws two dice (seeds/hazard.md).
+
+First throw: the main nicks (caster wins), 2 and 3 throw out, 11 and 12 nick or throw out
+by the main; any other total is the chance. Then the caster throws until the chance (wins)
+or the main (loses). He keeps the dice until three losses in succession.
+
+Bets (RULINGS.md): caster-wins (even money), caster-loses (even money less a commission of
+5% of the win, rounded down), and once a chance is set, odds on the chance against the main
+at true odds.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from math import gcd
+
+from controller.errors import IllegalCommand
+from controller.games import register
+from controller.games.base import Arg, Command, Engine, Event, Pays, State, command
+from controller.ledger import bet_account, player_account
+from controller.settings import Setting
+
+MAINS = (5, 6, 7, 8, 9)
+BETS = ("caster-wins", "caster-loses", "odds")
+#: Ways to throw each total with two dice.
+WAYS = {t: 6 - abs(t - 7) for t in range(2, 13)}
+
+
+def first_throw(main: int, total: int) -> str:
+    """'nick', 'out' or 'chance': the seed's table for the first throw after calling `main`."""
+    if total == main:
+        return "nick"
+    if total in (2, 3):
+        return "out"
+    if total == 11:
+        return "nick" if main == 7 else "out"
+    if total == 12:
+        return "nick" if main in (6, 8) else "out"
+    return "chance"
+
+
+def odds_pays(main: int, chance: int) -> Pays:
+    """True odds of the chance coming before the main: ways(main) to ways(chance)."""
+    m, c = WAYS[main], WAYS[chance]
+    g = gcd(m, c)
+    return Pays(m // g, c // g)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HazardState(State):
+    caster: str | None = None
+    main: int | None = None
+    chance: int | None = None
+    #: Throws in the current round.
+    throws: int = 0
+    #: The caster's losses in succession.
+    losses: int = 0
+
+
+def _check_pays(text: str) -> None:
+    Pays.parse(text)
+
+
+@register
+class Hazard(Engine):
+    name = "hazard"
+    title = "Hazard"
+    state_type = HazardState
+    chance_kinds = frozenset({"throw"})
+    # P(neither chance nor main) <= 27/36 per throw: 200 throws is beyond any real round.
+    round_bound = 200
+    settings = (
+        Setting("caster_wins_pays", "1:1", "pay of a bet that the caster wins",
+                check=_check_pays, accepts="a pay rate X:Y"),
+        Setting("caster_loses_pays", "1:1", "pay of a bet that the caster loses, before commission",
+                check=_check_pays, accepts="a pay rate X:Y"),
+        Setting("commission_percent", 5, "commission on a caster-loses win, rounded down",
+                minimum=0, maximum=50),
+        Setting("losses_to_pass", 3, "losses in succession after which the dice pass left",
+                minimum=1, maximum=10),
+    )
+
+    def in_round(self, state: HazardState) -> bool:
+        return state.main is not None
+
+    def seats_changed(self, new: HazardState, old: State) -> HazardState:
+        if new.caster in new.seats:
+            return new
+        if not new.seats:
+            return new.replace(caster=None, losses=0)
+        # The caster left: the dice go to the player on his left.
+        if new.caster is not None and new.caster in old.seats:
+            after = [p for p in old.seats[old.seats.index(new.caster) + 1 :] if p in new.seats]
+            return new.replace(caster=(after or list(new.seats))[0], losses=0)
+        return new.replace(caster=new.seats[0], losses=0)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    @command("call-main", main=Arg(int, choices=MAINS))
+    def call_main(self, state: HazardState, cmd: Command):
+        if state.caster is None:
+            raise IllegalCommand("nobody is seated to cast")
+        if self.in_round(state):
+            raise IllegalCommand(f"the main is already {state.main}; throw the dice")
+        main = cmd.args["main"]
+        return state.replace(main=main), [Event("main-called", {"caster": state.caster,
+                                                                "main": main})]
+
+    @command("bet", player=str, bet=Arg(str, choices=BETS), amount=Arg(int, minimum=1))
+    def bet(self, state: HazardState, cmd: Command):
+        player, kind, amount = cmd.args["player"], cmd.args["bet"], cmd.args["amount"]
+        self.seated(state, player)
+        if not self.in_round(state):
+            raise IllegalCommand("bets open once the caster has called a main")
+        if kind == "odds":
+            if state.chance is None:
+                raise IllegalCommand("odds are laid once a chance is set")
+            unit = odds_pays(state.main, state.chance).unit
+        else:
+            if state.throws:
+                raise IllegalCommand(f"{kind} bets are taken before the first throw")
+            if kind == "caster-loses" and player == state.caster:
+                raise IllegalCommand("the caster may not bet that he loses")
+            unit = self._pays(state, kind).unit
+        total = state.ledger.balance(bet_account(player, kind)) + amount
+        if total > state.settings["max_bet"]:
+            raise IllegalCommand(f"{player} would have {total} on {kind}; the limit is "
+                                 f"{state.settings['max_bet']}")
+        self.check_stake(state, player, amount, unit, what=f"{kind} bet")
+        event = Event("bet-placed", {"player": player, "bet": kind, "amount": amount},
+                      (self.stake(player, kind, amount),))
+        return self.post(state, [event]), [event]
+
+    @command("throw", dice=list)
+    def throw(self, state: HazardState, cmd: Command):
+        dice = cmd.args["dice"]
+        if len(dice) != 2 or not all(type(d) is int and 1 <= d <= 6 for d in dice):
+            raise IllegalCommand(f"a throw is two dice from 1 to 6, not {dice!r}")
+        if not self.in_round(state):
+            raise IllegalCommand("the caster calls a main before throwing")
+        total = sum(dice)
+        if state.chance is None:
+            result = first_throw(state.main, total)
+        elif total == state.chance:
+            result = "nick"
+        elif total == state.main:
+            result = "out"
+        else:
+            result = "again"
+        thrown = Event("thrown", {"caster": state.caster, "dice": list(dice), "total": total,
+                                  "result": result})
+        state = state.replace(throws=state.throws + 1)
+        if result == "chance":
+            return state.replace(chance=total), [thrown]
+        if result == "again":
+            return state, [thrown]
+        return self._end_round(state, caster_won=result == "nick", first=[thrown])
+
+    def _pays(self, state: HazardState, kind: str) -> Pays:
+        if kind == "odds":
+            return odds_pays(state.main, state.chance)
+        return Pays.parse(state.settings[f"{kind.replace('-', '_')}_pays"])
+
+    def _end_round(self, state: HazardState, caster_won: bool, first: list[Event]):
+        events = list(first)
+        for account, stake in sorted(state.ledger.accounts("bet").items()):
+            _, player, kind = account.split(":")
+            wins = caster_won == (kind != "caster-loses")
+            winnings = 0
+            if wins:
+                winnings = self._pays(state, kind).winnings(stake)
+                if kind == "caster-loses":
+                    winnings -= winnings * state.settings["commission_percent"] // 100
+            events.append(self.settle(state.ledger, player, kind, "win" if wins else "lose",
+                                      winnings))
+        state = self.post(state, events[len(first):])
+        caster = state.caster
+        losses = 0 if caster_won else state.losses + 1
+        events.append(Event("round-ended", {"caster": caster, "main": state.main,
+                                            "chance": state.chance,
+                                            "result": "caster-wins" if caster_won
+                                            else "caster-loses"}))
+        if losses >= state.settings["losses_to_pass"]:
+            to = state.seat_after(caster)
+            events.append(Event("dice-passed", {"from": caster, "to": to,
+                                                "reason": f"{losses} losses in succession"}))
+            caster, losses = to, 0
+        return state.replace(main=None, chance=None, throws=0, losses=losses, caster=caster,
+                             rounds=state.rounds + 1), events
+
+    # -- views and play --------------------------------------------------------------------------
+
+    def view(self, state: HazardState) -> dict:
+        out = super().view(state)
+        out.update(caster=state.caster, main=state.main, chance=state.chance,
+                   throws=state.throws, losses=state.losses,
+                   bets=state.ledger.accounts("bet"))
+        if state.chance is not None:
+            out["odds_pays"] = str(odds_pays(state.main, state.chance))
+        return out
+
+    def random_command(self, state: HazardState, rng: random.Random) -> Command:
+        if not self.in_round(state):
+            if rng.random() < 0.05 and state.seats:
+                p = rng.choice(state.seats)
+                return Command("buy-in", {"player": p, "amount": rng.randint(1, 50)})
+            if rng.random() < 0.03 and state.seats:
+                return Command("cash-out", {"player": rng.choice(state.seats),
+                                            "amount": rng.randint(1, 5)})
+            return Command("call-main", {"main": rng.choice(MAINS)})
+        if state.seats and rng.random() < (0.5 if state.throws == 0 else 0.15):
+            player = rng.choice(state.seats)
+            if state.chance is not None:
+                kind = "odds"
+                unit = odds_pays(state.main, state.chance).unit
+            else:
+                kind = rng.choice(BETS[:2])
+                unit = 1
+            held = state.ledger.balance(player_account(player))
+            amount = unit * rng.randint(1, max(1, min(held, 20) // unit))
+            return Command("bet", {"player": player, "bet": kind, "amount": amount})
+        return Command("throw", {"dice": [rng.randint(1, 6), rng.randint(1, 6)]})
