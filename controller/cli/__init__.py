@@ -6,8 +6,14 @@ import argparse
 import importlib
 import sys
 
+from controller.errors import FeltbankError
+
 # Each module defines register(subparsers) and sets `func` (args -> exit code) on its parsers.
 SUBCOMMAND_MODULES = [
+    "run",
+    "config",
+    "journal",
+    "bench",
 ]
 
 
@@ -28,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except FeltbankError as exc:
+        print(f"feltbank: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,198 @@
+"""Configuration: defaults in code, one TOML override file, a data folder.
+
+The override file is `$FELTBANK_CONFIG`, else `~/.config/feltbank/feltbank.toml`, else
+`/etc/feltbank/feltbank.toml` (the first that exists; `$FELTBANK_CONFIG` must exist if set).
+The data folder is `$FELTBANK_DATA`, else systemd's `$STATE_DIRECTORY`, else the XDG data
+folder (`~/.local/share/feltbank`).
+
+Keys are dotted: `[table] mode = "hazard"` is `table.mode`; a mode's own settings live under
+`[games.MODE]`, e.g. `[games.hazard] max_bet = 100`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import tomli_w
+
+from controller.errors import ConfigError, IllegalCommand
+from controller.settings import Setting, resolve
+from controller.storage import atomic_write
+
+
+def _known_mode(name: str) -> None:
+    from controller.games import find_game
+
+    try:
+        find_game(name)
+    except IllegalCommand as exc:
+        raise ValueError(str(exc)) from None
+
+
+#: The table-wide settings. A mode's own settings come from its engine (`games.MODE.KEY`).
+SETTINGS = (
+    Setting("table.name", "Table 1", "the table's name, printed on slips and screens"),
+    Setting("table.mode", "hazard", "the game mode the table opens with", check=_known_mode,
+            accepts="a game mode's name"),
+    Setting("journal.path", "", "the SQLite journal; empty: journal.sqlite3 in the data folder"),
+    Setting("log.level", "info", "how much the service logs",
+            choices=("debug", "info", "warning", "error")),
+)
+
+SYSTEM_CONFIG = Path("/etc/feltbank/feltbank.toml")
+
+
+def user_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("feltbank")) / "feltbank.toml"
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path | None:
+    """The override file in use, or None when there is none."""
+    env = os.environ if env is None else env
+    if env.get("FELTBANK_CONFIG"):
+        path = Path(env["FELTBANK_CONFIG"])
+        if not path.is_file():
+            raise ConfigError(f"FELTBANK_CONFIG names {path}, which is not a file")
+        return path
+    for path in (user_config_path(), SYSTEM_CONFIG):
+        if path.is_file():
+            return path
+    return None
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the journal and the table's own files live."""
+    env = os.environ if env is None else env
+    if env.get("FELTBANK_DATA"):
+        return Path(env["FELTBANK_DATA"])
+    if env.get("STATE_DIRECTORY"):
+        # systemd may list several; the first is ours.
+        return Path(env["STATE_DIRECTORY"].split(":")[0])
+    return Path(platformdirs.user_data_dir("feltbank"))
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in flat.items():
+        *parents, leaf = key.split(".")
+        node = out
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = value
+    return out
+
+
+def schema() -> dict[str, Setting]:
+    """Every setting by dotted key: the table's, then each registered mode's."""
+    from controller.games import games
+
+    out = {s.key: s for s in SETTINGS}
+    for name, engine in sorted(games().items()):
+        for s in engine.setting_schema():
+            key = f"games.{name}.{s.key}"
+            out[key] = Setting(key, s.default, s.help, s.choices, s.minimum, s.maximum, s.check,
+                               s.accepts)
+    return out
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration: every key's value and where it came from."""
+
+    values: Mapping[str, Any]
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+    data_dir: Path = field(default_factory=data_dir)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def source(self, key: str) -> str:
+        return str(self.path) if key in self.overrides else "default"
+
+    @property
+    def journal_path(self) -> Path:
+        given = self.values["journal.path"]
+        return Path(given) if given else self.data_dir / "journal.sqlite3"
+
+    def game_settings(self, mode: str) -> dict[str, Any]:
+        """The settings of `mode` that the override file sets (the rest are the engine's)."""
+        prefix = f"games.{mode}."
+        return {k[len(prefix):]: v for k, v in self.overrides.items() if k.startswith(prefix)}
+
+    def to_toml(self) -> str:
+        """The effective configuration as TOML, each key commented with its source."""
+        lines = [f"# feltbank configuration; override file: {self.path or 'none'}",
+                 f"# data folder: {self.data_dir}", ""]
+        by_section: dict[str, list[str]] = {}
+        for key in sorted(self.values):
+            section, leaf = key.rsplit(".", 1)
+            value = tomli_w.dumps({leaf: self.values[key]}).strip()
+            by_section.setdefault(section, []).append(f"{value}  # {self.source(key)}")
+        for section, rows in by_section.items():
+            lines += [f"[{section}]", *rows, ""]
+        return "\n".join(lines)
+
+
+def load_config(path: str | os.PathLike | None = None,
+                env: Mapping[str, str] | None = None) -> Config:
+    """Read the override file (or `path`) over the defaults; ConfigError names any bad key."""
+    env = os.environ if env is None else env
+    path = Path(path) if path is not None else config_path(env)
+    overrides: dict[str, Any] = {}
+    if path is not None:
+        try:
+            overrides = _flatten(tomllib.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: no such config file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    values = validate(overrides, where=str(path))
+    config = Config(values, overrides, path, data_dir(env))
+    return config
+
+
+def validate(overrides: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Every key's effective value given `overrides`; ConfigError names an unknown or bad key."""
+    keys = schema()
+    unknown = sorted(set(overrides) - set(keys))
+    if unknown:
+        key = unknown[0]
+        section = key.rsplit(".", 1)[0] if "." in key else ""
+        near = sorted(k.rsplit(".", 1)[1] for k in keys if k.rsplit(".", 1)[0] == section)
+        hint = (f"keys of [{section}] are: {', '.join(near)}" if near
+                else "sections are: " + ", ".join(sorted({k.rsplit('.', 1)[0] for k in keys})))
+        raise ConfigError(f"unknown key {key!r} in {where}; {hint}")
+    values = resolve(keys.values(), overrides, where=where)
+    # Cross-checks of each mode's settings (e.g. min_bet <= max_bet).
+    from controller.games import find_game
+
+    for mode in sorted({k.split(".")[1] for k in overrides if k.startswith("games.")}):
+        prefix = f"games.{mode}."
+        engine = find_game(mode)
+        engine.check_settings({k[len(prefix):]: v for k, v in values.items() if k.startswith(prefix)})
+    return values
+
+
+def write_config(path: str | os.PathLike, overrides: Mapping[str, Any]) -> Config:
+    """Validate `overrides` and write them atomically as the override file at `path`."""
+    validate(overrides, where=str(path))
+    atomic_write(path, tomli_w.dumps(_nest(dict(overrides))))
+    return load_config(path)

@@ -1,0 +1,313 @@
+"""The journal: every accepted command with its events and ledger legs, in SQLite.
+
+One transaction per command, committed (WAL, synchronous=FULL) before anyone is told. The
+state after a restart is the replay of the journal. Each command carries an id; the id is
+unique, so a command can never be stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller import games
+from controller.errors import IllegalCommand, JournalError
+from controller.games.base import Command, Event, State
+from controller.ledger import Entry
+
+#: 'FBNK': marks a SQLite file as a feltbank journal.
+APPLICATION_ID = 0x46424E4B
+
+#: Schema migrations: MIGRATIONS[n] takes a journal from version n to n + 1.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE commands (
+        seq     INTEGER PRIMARY KEY,
+        id      TEXT NOT NULL UNIQUE,
+        kind    TEXT NOT NULL,
+        args    TEXT NOT NULL,
+        events  TEXT NOT NULL,
+        source  TEXT NOT NULL DEFAULT '',
+        at      TEXT NOT NULL
+    );
+    CREATE TABLE legs (
+        seq     INTEGER NOT NULL REFERENCES commands(seq),
+        entry   INTEGER NOT NULL,
+        kind    TEXT NOT NULL,
+        account TEXT NOT NULL,
+        amount  INTEGER NOT NULL
+    );
+    CREATE INDEX legs_by_account ON legs(account);
+    CREATE INDEX legs_by_seq ON legs(seq);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+#: Called inside the transaction that stores a command: (connection, seq, command, events).
+TransactionHook = Callable[[sqlite3.Connection, int, Command, tuple[Event, ...]], None]
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A stored command: its place in the journal, what it asked, what happened."""
+
+    seq: int
+    command: Command
+    events: tuple[Event, ...]
+    source: str = ""
+    at: str = ""
+
+    def to_json(self) -> dict:
+        return {"seq": self.seq, "at": self.at, "source": self.source, **self.command.to_json(),
+                "events": [e.to_json() for e in self.events]}
+
+
+@dataclass
+class Verification:
+    """What `journal verify` found."""
+
+    commands: int = 0
+    problems: list[str] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class Journal:
+    """A feltbank journal file. Use as a context manager or call close()."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False, create: bool = True):
+        self.path = Path(path)
+        self.readonly = readonly
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if not exists and (readonly or not create):
+            raise JournalError(f"{self.path}: no journal there")
+        if exists:
+            self._check_header()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if readonly:
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
+                                          isolation_level=None, check_same_thread=False)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None,
+                                          check_same_thread=False)
+            self._check_identity(exists)
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path} is not a usable journal: {exc}") from None
+
+    def _check_header(self) -> None:
+        with open(self.path, "rb") as f:
+            head = f.read(16)
+        if head != b"SQLite format 3\0":
+            raise JournalError(f"{self.path} is not a feltbank journal: not a SQLite file "
+                               "(corrupt, or something else); nothing was changed")
+
+    def _check_identity(self, exists: bool) -> None:
+        app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if exists and app_id != APPLICATION_ID and (tables or version):
+            self.db.close()
+            raise JournalError(f"{self.path} is a SQLite file of another program "
+                               f"(application_id {app_id:#x}); nothing was changed")
+        if version > SCHEMA_VERSION:
+            self.db.close()
+            raise JournalError(f"{self.path} has journal schema {version}, written by a newer "
+                               f"feltbank; this one reads up to schema {SCHEMA_VERSION}. "
+                               "Upgrade feltbank; nothing was changed")
+        if self.readonly and version < SCHEMA_VERSION:
+            self.db.close()
+            raise JournalError(f"{self.path} has journal schema {version}; open it once with "
+                               f"feltbank run to migrate it to schema {SCHEMA_VERSION}")
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for n in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[n].split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def append(self, command: Command, events: Iterable[Event], *, source: str = "",
+               at: str = "", hooks: Iterable[TransactionHook] = ()) -> int:
+        """Store one accepted command with its events and legs in one transaction; its seq."""
+        return self.append_many([(command, tuple(events), source, at)], hooks=hooks)[0]
+
+    def append_many(self, items: Iterable[tuple[Command, tuple[Event, ...], str, str]],
+                    hooks: Iterable[TransactionHook] = ()) -> list[int]:
+        """Store several commands in one transaction (bulk import); their seqs."""
+        if self.readonly:
+            raise JournalError(f"{self.path} is open read-only")
+        db = self.db
+        seqs = []
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for command, events, source, at in items:
+                if not command.id:
+                    raise JournalError("a command needs an id to be journaled")
+                cur = db.execute(
+                    "INSERT INTO commands (id, kind, args, events, source, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (command.id, command.kind, _dumps(dict(command.args)),
+                     _dumps([e.to_json() for e in events]), source, at),
+                )
+                seq = cur.lastrowid
+                legs = []
+                n = 0
+                for event in events:
+                    for entry in event.entries:
+                        legs += [(seq, n, entry.kind, account, amount)
+                                 for account, amount in entry.legs]
+                        n += 1
+                db.executemany(
+                    "INSERT INTO legs (seq, entry, kind, account, amount) VALUES (?, ?, ?, ?, ?)",
+                    legs,
+                )
+                for hook in hooks:
+                    hook(db, seq, command, events)
+                seqs.append(seq)
+            db.execute("COMMIT")
+        except sqlite3.IntegrityError as exc:
+            db.execute("ROLLBACK")
+            raise JournalError(f"command id already in the journal: {exc}") from None
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return seqs
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _record(self, row: tuple) -> Record:
+        seq, cid, kind, args, events, source, at = row
+        return Record(seq, Command(kind, json.loads(args), cid),
+                      tuple(Event.from_json(e) for e in json.loads(events)), source, at)
+
+    def find(self, command_id: str) -> Record | None:
+        """The stored command with this id, if any."""
+        row = self.db.execute(
+            "SELECT seq, id, kind, args, events, source, at FROM commands WHERE id = ?",
+            (command_id,),
+        ).fetchone()
+        return self._record(row) if row else None
+
+    def records(self, after: int = 0) -> Iterator[Record]:
+        """Every stored command after `after`, in order."""
+        rows = self.db.execute(
+            "SELECT seq, id, kind, args, events, source, at FROM commands WHERE seq > ? "
+            "ORDER BY seq", (after,))
+        for row in rows:
+            yield self._record(row)
+
+    def commands(self) -> Iterator[Command]:
+        """Every stored command in order, without parsing the events (fast, for rebuilds)."""
+        for cid, kind, args in self.db.execute("SELECT id, kind, args FROM commands ORDER BY seq"):
+            yield Command(kind, json.loads(args), cid)
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT count(*) FROM commands").fetchone()[0]
+
+    def last_seq(self) -> int:
+        return self.db.execute("SELECT coalesce(max(seq), 0) FROM commands").fetchone()[0]
+
+    def entries(self) -> Iterator[Entry]:
+        """Every ledger entry in order, rebuilt from the stored legs."""
+        rows = self.db.execute("SELECT seq, entry, kind, account, amount FROM legs "
+                               "ORDER BY seq, entry, rowid")
+        key, kind, legs = None, "", []
+        for seq, entry, k, account, amount in rows:
+            if (seq, entry) != key:
+                if legs:
+                    yield Entry(kind, tuple(legs))
+                key, kind, legs = (seq, entry), k, []
+            legs.append((account, amount))
+        if legs:
+            yield Entry(kind, tuple(legs))
+
+    def account_sums(self) -> dict[str, int]:
+        """Each account's balance as the sum of its stored legs."""
+        rows = self.db.execute("SELECT account, sum(amount) FROM legs GROUP BY account")
+        return {a: s for a, s in rows if s != 0 or a.startswith("player:")}
+
+    # -- replay -------------------------------------------------------------------------------
+
+    def rebuild(self) -> State | None:
+        """The table's state: every stored command replayed from scratch."""
+        state: State | None = None
+        for cmd in self.commands():
+            try:
+                state, _ = games.apply(state, cmd)
+            except IllegalCommand as exc:
+                raise JournalError(f"{self.path}: stored command {cmd.id!r} ({cmd.kind}) is "
+                                   f"refused on replay: {exc}. Run feltbank journal verify"
+                                   ) from None
+        return state
+
+    def verify(self) -> Verification:
+        """Replay every command from scratch and check events, legs and every balance."""
+        report = Verification()
+        state: State | None = None
+        for record in self.records():
+            report.commands += 1
+            try:
+                state, events = games.apply(state, record.command)
+            except IllegalCommand as exc:
+                report.problems.append(f"seq {record.seq} ({record.command.id}): refused on "
+                                       f"replay: {exc}")
+                break
+            if [e.to_json() for e in events] != [e.to_json() for e in record.events]:
+                report.problems.append(f"seq {record.seq} ({record.command.id}): replay gives "
+                                       "other events than the journal holds")
+        for seq, entry, total in self.db.execute(
+            "SELECT seq, entry, sum(amount) FROM legs GROUP BY seq, entry HAVING sum(amount) != 0"
+        ):
+            report.problems.append(f"seq {seq}: entry {entry}'s legs sum to {total}, not zero")
+        stored = self.account_sums()
+        replayed = dict(state.ledger.balances) if state else {}
+        for account in sorted(set(stored) | set(replayed)):
+            if stored.get(account, 0) != replayed.get(account, 0):
+                report.problems.append(f"{account}: the journal's legs give "
+                                       f"{stored.get(account, 0)}, the replay gives "
+                                       f"{replayed.get(account, 0)}")
+        if sum(replayed.values()) != 0:
+            report.problems.append(f"balances sum to {sum(replayed.values())}, not zero")
+        report.balances = dict(sorted(replayed.items()))
+        return report
