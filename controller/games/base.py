@@ -17,7 +17,7 @@ from math import gcd
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from controller.errors import IllegalCommand
+from controller.errors import ConfigError, IllegalCommand
 from controller.ledger import (
     BANK,
     CASHIER,
@@ -252,8 +252,6 @@ class Engine:
     def check_settings(self, values: Mapping[str, Any]) -> None:
         """Checks across settings (e.g. min <= max); raises ConfigError."""
         if values["min_bet"] > values["max_bet"]:
-            from controller.errors import ConfigError
-
             raise ConfigError(
                 f"min_bet ({values['min_bet']}) is above max_bet ({values['max_bet']})"
             )
@@ -433,8 +431,6 @@ class Engine:
     def _configure(self, state: State, cmd: Command):
         if self.in_round(state):
             raise IllegalCommand("settings change between rounds; wait for this round to end")
-        from controller.errors import ConfigError
-
         merged = {**state.settings, **cmd.args["settings"]}
         try:
             values = resolve(self.setting_schema(), merged, where=f"the {self.name} settings")

@@ -25,8 +25,12 @@ def main(path: str, run: int, retry: str) -> None:
     out = sys.stdout
     if retry:
         cmd = Command.from_json(json.loads(retry))
-        outcome = table.submit(cmd)
-        print(f"ok {cmd.id} {'repeated' if outcome.repeated else 'new'}", file=out, flush=True)
+        try:
+            outcome = table.submit(cmd)
+            print(f"ok {cmd.id} {'repeated' if outcome.repeated else 'new'}", file=out, flush=True)
+        except IllegalCommand:
+            # Never applied before (a repeat would have been answered from the journal).
+            print(f"refused {cmd.id}", file=out, flush=True)
     rng = random.Random(run)
     engine = find_game("hazard")
     n = 0
