@@ -14,6 +14,9 @@ SUBCOMMAND_MODULES = [
     "config",
     "journal",
     "bench",
+    "hardware",
+    "games",
+    "vision",
 ]
 
 

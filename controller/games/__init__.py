@@ -83,4 +83,5 @@ def apply(state: State | None, cmd: Command) -> tuple[State, tuple[Event, ...]]:
 
 
 # The modes. Each module registers itself.
-from controller.games import hazard  # noqa: E402, F401
+from controller.games import hazard  # noqa: E402, F401, I001
+from controller.games import fortunes_winds  # noqa: E402, F401

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from math import gcd
 
 from controller.errors import IllegalCommand
-from controller.games import register
+from controller.games import limits, register
 from controller.games.base import Arg, Command, Engine, Event, Pays, State, command
-from controller.ledger import bet_account, player_account
+from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.settings import Setting
 
 MAINS = (5, 6, 7, 8, 9)
@@ -38,6 +38,11 @@ def first_throw(main: int, total: int) -> str:
     if total == 12:
         return "nick" if main in (6, 8) else "out"
     return "chance"
+
+
+def commission(win: int, percent: int) -> int:
+    """The commission on a caster-loses win of `win` coins: `percent`% of it, rounded down."""
+    return win * percent // 100
 
 
 def odds_pays(main: int, chance: int) -> Pays:
@@ -79,6 +84,8 @@ class Hazard(Engine):
                 minimum=0, maximum=50),
         Setting("losses_to_pass", 3, "losses in succession after which the dice pass left",
                 minimum=1, maximum=10),
+        *limits.limit_settings({"caster-wins": "caster-wins bet",
+                                "caster-loses": "caster-loses bet", "odds": "odds bet"}),
     )
 
     def in_round(self, state: HazardState) -> bool:
@@ -97,10 +104,17 @@ class Hazard(Engine):
 
     # -- commands ------------------------------------------------------------------------------
 
-    @command("call-main", main=Arg(int, choices=MAINS))
-    def call_main(self, state: HazardState, cmd: Command):
+    def _check_caster(self, state: HazardState, cmd: Command, action: str) -> None:
         if state.caster is None:
             raise IllegalCommand("nobody is seated to cast")
+        player = cmd.args.get("player", state.caster)
+        if player != state.caster:
+            raise IllegalCommand(f"only the caster ({state.caster}) may {action}; {player} "
+                                 "is not the caster")
+
+    @command("call-main", main=Arg(int, choices=MAINS), player=Arg(str, optional=True))
+    def call_main(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
+        self._check_caster(state, cmd, "call the main")
         if self.in_round(state):
             raise IllegalCommand(f"the main is already {state.main}; throw the dice")
         main = cmd.args["main"]
@@ -108,7 +122,7 @@ class Hazard(Engine):
                                                                 "main": main})]
 
     @command("bet", player=str, bet=Arg(str, choices=BETS), amount=Arg(int, minimum=1))
-    def bet(self, state: HazardState, cmd: Command):
+    def bet(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
         player, kind, amount = cmd.args["player"], cmd.args["bet"], cmd.args["amount"]
         self.seated(state, player)
         if not self.in_round(state):
@@ -123,17 +137,25 @@ class Hazard(Engine):
             if kind == "caster-loses" and player == state.caster:
                 raise IllegalCommand("the caster may not bet that he loses")
             unit = self._pays(state, kind).unit
-        total = state.ledger.balance(bet_account(player, kind)) + amount
-        if total > state.settings["max_bet"]:
-            raise IllegalCommand(f"{player} would have {total} on {kind}; the limit is "
-                                 f"{state.settings['max_bet']}")
-        self.check_stake(state, player, amount, unit, what=f"{kind} bet")
+        if amount % unit:
+            raise IllegalCommand(f"a {kind} bet must be a multiple of {unit} coins, not {amount}")
+        lo, hi = limits.limits(state.settings, kind)
+        on_spot = state.ledger.balance(bet_account(player, kind))
+        if not lo <= on_spot + amount <= hi:
+            already = f" ({on_spot} already on it)" if on_spot else ""
+            raise IllegalCommand(f"{player} would have {on_spot + amount} on {kind}{already}; "
+                                 f"the table takes {lo} to {hi}")
+        held = state.ledger.balance(player_account(player))
+        if amount > held:
+            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {kind} bet "
+                                 f"of {amount} is more")
         event = Event("bet-placed", {"player": player, "bet": kind, "amount": amount},
                       (self.stake(player, kind, amount),))
         return self.post(state, [event]), [event]
 
-    @command("throw", dice=list)
-    def throw(self, state: HazardState, cmd: Command):
+    @command("throw", dice=list, player=Arg(str, optional=True))
+    def throw(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
+        self._check_caster(state, cmd, "throw the dice")
         dice = cmd.args["dice"]
         if len(dice) != 2 or not all(type(d) is int and 1 <= d <= 6 for d in dice):
             raise IllegalCommand(f"a throw is two dice from 1 to 6, not {dice!r}")
@@ -162,18 +184,23 @@ class Hazard(Engine):
             return odds_pays(state.main, state.chance)
         return Pays.parse(state.settings[f"{kind.replace('-', '_')}_pays"])
 
-    def _end_round(self, state: HazardState, caster_won: bool, first: list[Event]):
+    def _end_round(self, state: HazardState, caster_won: bool,
+                   first: list[Event]) -> tuple[State, list[Event]]:
         events = list(first)
         for account, stake in sorted(state.ledger.accounts("bet").items()):
             _, player, kind = account.split(":")
             wins = caster_won == (kind != "caster-loses")
-            winnings = 0
-            if wins:
-                winnings = self._pays(state, kind).winnings(stake)
-                if kind == "caster-loses":
-                    winnings -= winnings * state.settings["commission_percent"] // 100
-            events.append(self.settle(state.ledger, player, kind, "win" if wins else "lose",
-                                      winnings))
+            winnings = self._pays(state, kind).winnings(stake) if wins else 0
+            event = self.settle(state.ledger, player, kind, "win" if wins else "lose", winnings)
+            fee = commission(winnings, state.settings["commission_percent"]) \
+                if kind == "caster-loses" else 0
+            if fee:
+                # The commission is its own entry, so the statement shows it as a fee.
+                event = Event(event.kind, {**event.data, "paid": event.data["paid"] - fee,
+                                           "commission": fee},
+                              event.entries + (Entry.transfer("fee", player_account(player),
+                                                              BANK, fee, "commission"),))
+            events.append(event)
         state = self.post(state, events[len(first):])
         caster = state.caster
         losses = 0 if caster_won else state.losses + 1

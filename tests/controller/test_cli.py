@@ -51,9 +51,9 @@ def test_help_lists_the_subcommands_and_each_has_help(capsys):
 
 def test_config_show(capsys):
     code, out, _ = run(capsys, "config", "show")
-    assert code == 0 and 'mode = "hazard"  # default' in out
+    assert code == 0 and 'mode = "fortunes-winds"  # default' in out
     code, out, _ = run(capsys, "config", "show", "--json")
-    assert json.loads(out)["values"]["table.mode"] == "hazard"
+    assert json.loads(out)["values"]["table.mode"] == "fortunes-winds"
 
 
 def test_config_show_with_a_bad_file(capsys, tmp_path):

@@ -25,7 +25,7 @@ def write(path, text):
 def test_defaults_without_any_file(isolated_feltbank):
     config = load_config()
     assert config.path is None
-    assert config["table.mode"] == "hazard"
+    assert config["table.mode"] == "fortunes-winds"
     assert config["games.hazard.commission_percent"] == 5
     assert config.journal_path == isolated_feltbank / "data" / "journal.sqlite3"
     assert config.source("table.mode") == "default"
