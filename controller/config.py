@@ -38,12 +38,80 @@ def _known_mode(name: str) -> None:
 #: The table-wide settings. A mode's own settings come from its engine (`games.MODE.KEY`).
 SETTINGS = (
     Setting("table.name", "Table 1", "the table's name, printed on slips and screens"),
-    Setting("table.mode", "hazard", "the game mode the table opens with", check=_known_mode,
-            accepts="a game mode's name"),
+    Setting("table.mode", "fortunes-winds", "the game mode the table opens with",
+            check=_known_mode, accepts="a game mode's name"),
     Setting("journal.path", "", "the SQLite journal; empty: journal.sqlite3 in the data folder"),
     Setting("log.level", "info", "how much the service logs",
             choices=("debug", "info", "warning", "error")),
+    Setting("web.host", "0.0.0.0", "the address the dashboard listens on (0.0.0.0: every "
+            "network of the Pi)"),
+    Setting("web.port", 8080, "the dashboard's TCP port", minimum=1, maximum=65535),
+    Setting("web.language", "en", "the dashboard's language until a user picks one",
+            choices=("en", "fr")),
+    Setting("web.threads", 16, "threads of the dashboard's server: each live screen or camera "
+            "stream holds one", minimum=4, maximum=64),
+    Setting("web.secure_cookies", False, "send the login cookie only over https (also "
+            "automatic when the dashboard is served over https)"),
+    Setting("web.certificate", "", "a TLS certificate file (PEM) to serve the dashboard over "
+            "https; empty: plain http on the LAN"),
+    Setting("web.private_key", "", "the TLS private key file (PEM) of web.certificate"),
 )
+
+def _pins(value: list) -> None:
+    if len(value) != 3:
+        raise ValueError("three pins: red, green, blue")
+
+
+#: The table's devices: GPIO buttons and LEDs (BCM numbers), and the receipt printer.
+DEVICE_SETTINGS = (
+    Setting("gpio.factory", "auto", "auto: lgpio on a Raspberry Pi, mock pins elsewhere",
+            choices=("auto", "lgpio", "mock")),
+    Setting("gpio.hold_seconds", 1.5, "how long a press must last to count as a hold",
+            minimum=0.2, maximum=10.0),
+    Setting("gpio.bounce_ms", 30, "button debounce time", minimum=0, maximum=500),
+    Setting("pins.confirm", 17, "GPIO of the confirm button (hold: settle)"),
+    Setting("pins.reject", 27, "GPIO of the reject / re-read button"),
+    Setting("pins.pass_dice", 22, "GPIO of the button the shooter presses to pass the dice"),
+    Setting("pins.call_banker", 23, "GPIO of the call-the-banker button"),
+    Setting("pins.led_mode", "separate", "one LED per state, or one RGB LED",
+            choices=("separate", "rgb")),
+    Setting("pins.ready", 5, "GPIO of the ready LED"),
+    Setting("pins.bets_open", 6, "GPIO of the bets-open LED"),
+    Setting("pins.rolling", 13, "GPIO of the rolling LED"),
+    Setting("pins.reading", 19, "GPIO of the reading LED"),
+    Setting("pins.needs_banker", 26, "GPIO of the needs-the-banker LED"),
+    Setting("pins.win", 12, "GPIO of the win LED"),
+    Setting("pins.loss", 16, "GPIO of the loss / Lord Moon LED"),
+    Setting("pins.fault", 20, "GPIO of the fault LED (camera or printer)"),
+    Setting("pins.rgb", [12, 13, 19], "GPIOs of the RGB LED (red, green, blue) in rgb mode",
+            check=_pins, accepts="a list of three GPIO numbers"),
+    Setting("printer.connection", "file", "file: one file per receipt in printer.folder",
+            choices=("file", "usb", "serial", "network", "none")),
+    Setting("printer.profile", "", "python-escpos printer profile (e.g. TM-T20II); empty: "
+            "the generic one"),
+    Setting("printer.paper_mm", 80, "paper width", choices=(58, 80)),
+    Setting("printer.usb_vendor", 0, "USB vendor id (lsusb: the number before the colon)",
+            minimum=0, maximum=0xFFFF),
+    Setting("printer.usb_product", 0, "USB product id (lsusb: the number after the colon)",
+            minimum=0, maximum=0xFFFF),
+    Setting("printer.usb_timeout_ms", 5000, "USB write timeout (0 would wait for ever)",
+            minimum=100, maximum=60000),
+    Setting("printer.serial_device", "/dev/ttyUSB0", "serial printer device"),
+    Setting("printer.baudrate", 9600, "serial printer speed", minimum=1200, maximum=921600),
+    Setting("printer.host", "", "network printer address"),
+    Setting("printer.port", 9100, "network printer port", minimum=1, maximum=65535),
+    Setting("printer.timeout_s", 10.0, "serial and network timeout", minimum=0.5,
+            maximum=120.0),
+    Setting("printer.folder", "", "file printer folder; empty: receipts/ in the data folder"),
+    Setting("printer.slips", ["bet", "payout"], "slips printed as the game goes: bet, payout",
+            check=lambda v: [_slip(x) for x in v], accepts="a list of 'bet' and 'payout'"),
+)
+
+
+def _slip(name: str) -> None:
+    if name not in ("bet", "payout"):
+        raise ValueError(f"{name!r} is not a slip: 'bet' or 'payout'")
+
 
 SYSTEM_CONFIG = Path("/etc/feltbank/feltbank.toml")
 
@@ -103,7 +171,7 @@ def schema() -> dict[str, Setting]:
     """Every setting by dotted key: the table's, then each registered mode's."""
     from controller.games import games
 
-    out = {s.key: s for s in SETTINGS}
+    out = {s.key: s for s in (*SETTINGS, *DEVICE_SETTINGS)}
     for name, engine in sorted(games().items()):
         for s in engine.setting_schema():
             key = f"games.{name}.{s.key}"

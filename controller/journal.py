@@ -43,6 +43,24 @@ MIGRATIONS: list[str] = [
     CREATE INDEX legs_by_account ON legs(account);
     CREATE INDEX legs_by_seq ON legs(seq);
     """,
+    # 2: the print queue. A receipt is queued in the transaction of the command it belongs
+    # to (seq), or on its own (seq NULL: a statement, a report, a reprint).
+    """
+    CREATE TABLE receipts (
+        id         INTEGER PRIMARY KEY,
+        seq        INTEGER REFERENCES commands(seq),
+        kind       TEXT NOT NULL,
+        mode       TEXT NOT NULL DEFAULT '',
+        data       TEXT NOT NULL,
+        copy       INTEGER NOT NULL DEFAULT 0,
+        state      TEXT NOT NULL DEFAULT 'queued',
+        attempts   INTEGER NOT NULL DEFAULT 0,
+        error      TEXT NOT NULL DEFAULT '',
+        queued_at  TEXT NOT NULL,
+        printed_at TEXT
+    );
+    CREATE INDEX receipts_waiting ON receipts(state, id);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
