@@ -16,7 +16,6 @@ SUBCOMMAND_MODULES = [
     "bench",
     "hardware",
     "games",
-    "vision",
 ]
 
 
