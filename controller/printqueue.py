@@ -51,7 +51,8 @@ def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str]) -> list[t
         if event.kind == "bet-placed" and "bet" in wanted:
             out.append(("bet-slip", {"slip": slip, "player": event.data["player"],
                                      "bet": event.data["bet"], "stake": event.data["amount"],
-                                     "pays": event.data.get("pays", "")}))
+                                     "pays": event.data.get("pays", ""),
+                                     "lord_moon": event.data.get("lord_moon", 0)}))
         elif event.kind == "bet-settled" and "payout" in wanted and event.data.get("paid"):
             out.append(("payout-slip", {"slip": slip, "player": event.data["player"],
                                         "bet": event.data["bet"], "stake": event.data["stake"],

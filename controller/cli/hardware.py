@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import queue
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
 
 from controller.cli.common import add_config_option, config_of
 from controller.config import Config
-from controller.errors import ConfigError
+from controller.errors import ConfigError, IllegalCommand
+from controller.games.base import Command
+
+log = logging.getLogger(__name__)
 
 
 def pin_map(config: Config):
@@ -42,6 +47,83 @@ def printer_config(config: Config):
             "serial_device", "baudrate", "host", "port", "timeout_s")}, folder=folder)
     except ValueError as exc:
         raise ConfigError(f"[printer] of {config.path or 'the defaults'}: {exc}") from None
+
+
+class TableDevices:
+    """The buttons, lights and printer of a running table, wired to its table service.
+
+    Button callbacks only enqueue; one worker thread turns the actions into commands. The
+    lights follow each committed command; a printer fault lights the fault LED.
+    """
+
+    def __init__(self, config: Config, table, *, factory=None, printer=None):
+        from controller.printqueue import PrintQueue, Spooler
+        from hardware.buttons import TableButtons
+        from hardware.lights import StatusLights
+        from hardware.pins import pin_factory
+        from hardware.printer import ReceiptPrinter
+
+        self.table = table
+        self.actions: queue.Queue[str | None] = queue.Queue()
+        self.factory = factory or pin_factory(config["gpio.factory"])
+        pins = pin_map(config)
+        self.buttons = TableButtons(pins, self.actions.put, pin_factory=self.factory,
+                                    hold_seconds=config["gpio.hold_seconds"],
+                                    bounce_seconds=config["gpio.bounce_ms"] / 1000 or None)
+        self.lights = StatusLights(pins, pin_factory=self.factory)
+        self.print_queue = self.spooler = None
+        pc = printer_config(config)
+        if printer is not None or pc is not None:
+            self.print_queue = PrintQueue(
+                table.journal.path, config["table.name"], slips=config["printer.slips"],
+                mode_of=lambda: table.state.mode if table.state else "")
+            self.print_queue.attach(table)
+            self.spooler = Spooler(self.print_queue, printer or ReceiptPrinter(pc),
+                                   on_status=lambda status: self.lights.fault(not status.ok))
+            self.spooler.start()
+        table.subscribe(self._follow)
+        if table.state is not None:
+            self.lights.show(table.engine.light(table.state, ()))
+        self._worker = threading.Thread(target=self._work, name="buttons", daemon=True)
+        self._worker.start()
+
+    def _follow(self, outcome) -> None:
+        state = self.table.state
+        self.lights.show(self.table.engine.light(state, outcome.events))
+
+    def _work(self) -> None:
+        while (action := self.actions.get()) is not None:
+            try:
+                self.handle(action)
+            except Exception:  # a button must never take the table down
+                log.exception("button action %s", action)
+
+    def handle(self, action: str) -> None:
+        """Carry out a button action: a command for the table, or a light for the banker."""
+        if action == "call-banker":
+            self.lights.show("needs_banker")
+            log.info("the table calls the banker")
+        elif action == "pass-dice":
+            engine = self.table.engine
+            if engine is None or "pass" not in engine.command_kinds():
+                log.info("pass-dice: %s has no passing of the dice", engine and engine.title)
+                return
+            try:
+                self.table.submit(Command("pass", {}), source="button")
+            except IllegalCommand as exc:
+                log.info("pass-dice refused: %s", exc)
+                self.lights.show("needs_banker")
+        else:
+            # confirm and reject act on a read roll: the live table's camera pipeline.
+            log.info("button %s: no read roll is waiting for it", action)
+
+    def close(self) -> None:
+        self.actions.put(None)
+        self._worker.join(timeout=5)
+        if self.spooler is not None:
+            self.spooler.stop()
+        self.buttons.close()
+        self.lights.close()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,6 +11,7 @@ import threading
 import uuid
 
 from controller.cli.common import add_config_option, config_of
+from controller.cli.hardware import TableDevices
 from controller.errors import IllegalCommand
 from controller.games.base import Command
 from controller.journal import Journal
@@ -47,22 +48,26 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=config["log.level"].upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     table = open_table(config)
+    devices = TableDevices(config, table)
     view = table.view()
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
-    if args.commands:
-        source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
-        with source:
-            for line in source:
-                if line.strip():
-                    print(json.dumps(take(table, line), ensure_ascii=False), flush=True)
+    try:
+        if args.commands:
+            source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
+            with source:
+                for line in source:
+                    if line.strip():
+                        print(json.dumps(take(table, line), ensure_ascii=False), flush=True)
+            return 0
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        stop.wait()
+        log.info("stopped")
         return 0
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    stop.wait()
-    log.info("stopped")
-    return 0
+    finally:
+        devices.close()
 
 
 def take(table: Table, line: str) -> dict:

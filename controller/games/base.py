@@ -287,6 +287,15 @@ class Engine:
         """True while a round is under way (settings and seats then stay as they are)."""
         return False
 
+    def light(self, state: State, events: tuple[Event, ...]) -> str:
+        """The status light after `events`: ready, bets_open, rolling, win or loss.
+
+        Modes say 'win' or 'loss' for the event that ends a round; the default covers the rest.
+        """
+        if not state.seats:
+            return "ready"
+        return "rolling" if self.in_round(state) else "bets_open"
+
     def view(self, state: State) -> dict:
         """The state as JSON for people and screens."""
         return {

@@ -496,6 +496,12 @@ class FortunesWinds(Engine):
 
     # -- views and play ---------------------------------------------------------------------------
 
+    def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:
+        for event in events:
+            if event.kind == "turn-ended":
+                return "win" if event.data["result"] == WIN else "loss"
+        return super().light(state, events)
+
     def view(self, state: FortunesWindsState) -> dict:
         out = super().view(state)
         bets: dict[str, dict[str, int]] = {}

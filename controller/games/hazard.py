@@ -218,6 +218,12 @@ class Hazard(Engine):
 
     # -- views and play --------------------------------------------------------------------------
 
+    def light(self, state: HazardState, events: tuple[Event, ...]) -> str:
+        for event in events:
+            if event.kind == "round-ended":
+                return "win" if event.data["result"] == "caster-wins" else "loss"
+        return super().light(state, events)
+
     def view(self, state: HazardState) -> dict:
         out = super().view(state)
         out.update(caster=state.caster, main=state.main, chance=state.chance,

@@ -22,6 +22,8 @@ from controller.journal import Journal
 from controller.ledger import BANK, CASHIER
 
 MODES = sorted(games.games())
+#: What an engine may ask the status lights to show.
+LIGHTS = {"ready", "bets_open", "rolling", "win", "loss"}
 STEPS = 1500
 #: Rounds that seeded random play must complete in STEPS proposals: proof that it progresses.
 MIN_ROUNDS = 20
@@ -72,6 +74,7 @@ def play(mode: str, seed: int, steps: int, tmp_path) -> None:
             continue
         accepted.append((step.command, step.events))
         check_money(state)
+        assert engine.light(state, step.events) in LIGHTS
         if step.command.kind in engine.chance_kinds:
             chance_steps += 1
             assert chance_steps <= engine.round_bound, (

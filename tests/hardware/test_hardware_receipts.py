@@ -44,6 +44,12 @@ def test_golden_receipts(kind, paper):
     assert data == golden.read_bytes()
 
 
+def test_the_bet_slip_shows_the_lord_moon_money():
+    text = render("bet-slip", {**SAMPLES["bet-slip"], "lord_moon": 2})
+    assert b"For Lord Moon" in text and b"For Lord Moon" not in render("bet-slip",
+                                                                        SAMPLES["bet-slip"])
+
+
 def test_every_layout_has_a_sample():
     assert sorted(SAMPLES) == kinds()
 

@@ -1,0 +1,110 @@
+"""The devices of a running table: lights follow the game, buttons give commands, slips print."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from escpos.printer import Dummy
+
+from controller.cli.hardware import TableDevices
+from controller.config import load_config
+from controller.games.base import Command
+from controller.games.play import seated_table
+from controller.journal import Journal
+from controller.table import Table
+from hardware.pins import pin_factory
+from hardware.printer import PrinterConfig, ReceiptPrinter
+
+
+class Switchable(Dummy):
+    """escpos's Dummy printer that can be unplugged."""
+
+    unplugged = False
+
+    def _raw(self, msg: bytes) -> None:
+        if self.unplugged:
+            raise OSError("[Errno 19] No such device")
+        super()._raw(msg)
+
+
+def wait_for(check, seconds=3.0):
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return check()
+
+
+@pytest.fixture
+def rig(tmp_path):
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 0.2\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("fortunes-winds", players=2, coins=100):
+        table.submit(cmd)
+    factory = pin_factory("mock")
+    device = Switchable()
+    printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer"), device=device)
+    devices = TableDevices(config, table, factory=factory, printer=printer)
+    devices.spooler.retry_first = 0.05
+    yield table, devices, factory, device
+    devices.close()
+    factory.reset()
+
+
+def press(factory, gpio):
+    pin = factory.pin(gpio)
+    pin.drive_low()
+    time.sleep(0.05)
+    pin.drive_high()
+
+
+def test_lights_follow_the_turn_and_slips_print(rig):
+    table, devices, factory, device = rig
+    assert devices.lights.state == "bets_open"
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    assert devices.lights.state == "bets_open"
+    table.submit(Command("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}))
+    assert devices.lights.state == "rolling"
+    table.submit(Command("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "MOON"]}))
+    assert devices.lights.state == "loss" and factory.pin(16).state == 1
+    # One slip for the standard bet with its Lord Moon money; no payout on a loss.
+    assert wait_for(lambda: device.output.count(b"BET SLIP") == 1)
+    assert b"For Lord Moon" in device.output
+    assert b"PAYOUT" not in device.output
+
+
+def test_the_pass_button_passes_the_dice_after_a_win(rig):
+    table, devices, factory, device = rig
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    table.submit(Command("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "SUN"]}))
+    assert devices.lights.state == "win"
+    assert table.state.shooter == "P1"
+    press(factory, 22)
+    assert wait_for(lambda: table.state.shooter == "P2")
+    record = table.journal.find(list(table.journal.records())[-1].command.id)
+    assert record.command.kind == "pass" and record.source == "button"
+    assert wait_for(lambda: b"PAYOUT" in device.output)
+
+
+def test_a_refused_pass_and_the_call_button_light_needs_banker(rig):
+    table, devices, factory, _ = rig
+    press(factory, 22)  # no win yet: the dice do not pass
+    assert wait_for(lambda: devices.lights.state == "needs_banker")
+    assert table.state.shooter == "P1"
+    devices.lights.show("bets_open")
+    press(factory, 23)
+    assert wait_for(lambda: devices.lights.state == "needs_banker")
+
+
+def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
+    table, devices, factory, device = rig
+    device.unplugged = True
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    assert wait_for(lambda: devices.lights.faulty)
+    assert factory.pin(20).state or wait_for(lambda: factory.pin(20).state)
+    assert table.state.ledger.on_table("P1") == 4  # the game went on
+    device.unplugged = False
+    assert wait_for(lambda: not devices.lights.faulty, seconds=5)
+    assert device.output.count(b"BET SLIP") == 1
