@@ -61,6 +61,27 @@ def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str]) -> list[t
     return out
 
 
+def statement_data(table, player: str) -> dict:
+    """The data of a player's statement receipt, from the table's journal."""
+    statements = table.statements()
+    if player not in statements:
+        raise KeyError(f"{player} has no statement at this table")
+    balance = table.state.ledger.balance(f"player:{player}") if table.state else 0
+    return {**statements[player].to_json(), "balance": balance}
+
+
+def house_report_data(table) -> dict:
+    """The data of the house's end-of-session report, from the table's journal."""
+    state = table.state
+    return {
+        "mode": state.mode if state else "",
+        "commands": table.journal.last_seq(),
+        "rounds": state.rounds if state else 0,
+        "players": [{"player": p, "net": s.net} for p, s in sorted(table.statements().items())],
+        "house": state.ledger.balance("bank") if state else 0,
+    }
+
+
 @dataclass(frozen=True)
 class Receipt:
     id: int

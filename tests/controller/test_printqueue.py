@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 
@@ -11,7 +12,7 @@ from escpos.printer import Dummy
 from controller.games.base import Command
 from controller.games.play import seated_table
 from controller.journal import Journal
-from controller.printqueue import PrintQueue, Spooler
+from controller.printqueue import PrintQueue, Spooler, house_report_data, statement_data
 from controller.table import Table
 from hardware.printer import PrinterConfig, ReceiptPrinter
 
@@ -62,8 +63,6 @@ def spooler_for(table, device):
 
 def slip_ids(output: bytes) -> list[str]:
     """Slip ids of the complete receipts on the paper, in order (a receipt ends with a cut)."""
-    import re
-
     complete = [part for part in output.split(b"\x1dV\x00") if b"Time" in part]
     return [re.search(rb"Slip *(S\d+-\d+)", part).group(1).decode() for part in complete]
 
@@ -151,17 +150,20 @@ def test_reprint_says_copy_and_statements_queue_on_their_own(table):
     bet(table)
     first = table.queue.list()[0]
     copy_id = table.queue.reprint(first.id)
-    stmt = table.statements()["P1"].to_json()
-    table.queue.enqueue("statement", {**stmt, "balance": 95})
+    table.queue.enqueue("statement", statement_data(table, "P1"))
+    table.queue.enqueue("house-report", house_report_data(table))
     device = Flaky()
     spooler, _ = spooler_for(table, device)
     while spooler.print_next():
         pass
     assert table.queue.get(copy_id).copy
     assert device.output.count(b"*** COPY ***") == 1
-    assert b"STATEMENT" in device.output
+    assert b"STATEMENT" in device.output and b"SESSION REPORT" in device.output
+    assert re.search(rb"Balance +95\n", device.output)
     with pytest.raises(KeyError):
         table.queue.reprint(999)
+    with pytest.raises(KeyError, match="Nobody has no statement"):
+        statement_data(table, "Nobody")
 
 
 def test_the_spooler_thread_wakes_on_a_new_receipt_and_retries_after_a_fault(table):
