@@ -94,6 +94,13 @@ class Table:
                     log.exception("listener %r failed on seq %d", listener, seq)
         return outcome
 
+    def responsive(self, timeout: float = 2.0) -> bool:
+        """True when the table can take a command within `timeout` s (its lock is not stuck)."""
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
+            return True
+        return False
+
     def view(self) -> dict:
         """The table as JSON for people and screens."""
         with self._lock:

@@ -117,6 +117,12 @@ class TableDevices:
             # confirm and reject act on a read roll: the live table's camera pipeline.
             log.info("button %s: no read roll is waiting for it", action)
 
+    def alive(self) -> bool:
+        """True while the button worker and the spooler threads run."""
+        spooler = self.spooler is None or (self.spooler._thread is not None
+                                           and self.spooler._thread.is_alive())
+        return self._worker.is_alive() and spooler
+
     def close(self) -> None:
         self.actions.put(None)
         self._worker.join(timeout=5)

@@ -15,6 +15,7 @@ from controller.cli.hardware import TableDevices
 from controller.errors import IllegalCommand
 from controller.games.base import Command
 from controller.journal import Journal
+from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
 log = logging.getLogger("feltbank")
@@ -49,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     table = open_table(config)
     devices = TableDevices(config, table)
+    supervisor = Supervisor()
+    tickers = [
+        Ticker(supervisor.heartbeat("table", max_age=10), table.responsive, every=2),
+        Ticker(supervisor.heartbeat("devices", max_age=10), devices.alive, every=2),
+    ]
     view = table.view()
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
@@ -63,10 +69,14 @@ def run(args: argparse.Namespace) -> int:
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
+        supervisor.start()
         stop.wait()
         log.info("stopped")
         return 0
     finally:
+        supervisor.stop()
+        for ticker in tickers:
+            ticker.stop()
         devices.close()
 
 
