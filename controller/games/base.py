@@ -287,6 +287,13 @@ class Engine:
         """True while a round is under way (settings and seats then stay as they are)."""
         return False
 
+    def read(self, state: State, observation, min_confidence: float = 0.9):
+        """What a settled table means (an `observation.Reading`): the commands, or problems."""
+        from controller.games.observation import Reading
+
+        return Reading(problems=(f"{self.title} is not read by the camera; enter the throw "
+                                 "by hand",))
+
     def light(self, state: State, events: tuple[Event, ...]) -> str:
         """The status light after `events`: ready, bets_open, rolling, win or loss.
 

@@ -24,6 +24,7 @@ from typing import Any
 from controller.errors import ConfigError, IllegalCommand
 from controller.games import limits, register
 from controller.games.base import Arg, Command, Engine, Event, Pays, State, command
+from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.settings import Setting
 
@@ -495,6 +496,101 @@ class FortunesWinds(Engine):
                              last_turn=outcome, rounds=state.rounds + 1), events
 
     # -- views and play ---------------------------------------------------------------------------
+
+    def read(self, state: FortunesWindsState, observation: Observation,
+             min_confidence: float = 0.9) -> Reading:
+        """The settled table as commands: dice newly moved to the tray are set aside, the
+        dice in the rolling area are the roll. Anything that does not fit is a problem for
+        the banker; a die read without enough confidence is uncertain."""
+        shooter = state.shooter
+        if shooter is None:
+            return Reading(problems=("nobody is seated to shoot",))
+        if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
+            return Reading(problems=(f"no roll is expected yet: {shooter} (the shooter) lays a "
+                                     "standard bet first",))
+        problems: list[str] = []
+        uncertain: list[int] = []
+        showing = state.showing_map()
+
+        def sure(index: int, seen) -> str | None:
+            """The die a confidently read object is, else None (marked uncertain or a problem)."""
+            if seen.label is None or seen.confidence < min_confidence:
+                uncertain.append(index)
+                return None
+            if seen.label not in DIE_OF:
+                problems.append(f"{seen.label} is not a face of the Fortunes and Winds dice")
+                return None
+            return DIE_OF[seen.label]
+
+        tray: dict[str, str] = {}
+        rolled: dict[str, str] = {}
+        counted = {"tray": 0, "rolling": 0}
+        for index, seen in enumerate(observation.objects):
+            if seen.kind != "die":
+                problems.append("something that is not a die is on the felt (a hand?)")
+                continue
+            if seen.zone == "outside":
+                problems.append(f"a die ({seen.label or 'unread'}) lies outside the felt")
+                continue
+            if seen.cocked:
+                problems.append(f"a die ({seen.label or 'unread'}) is cocked, not flat: "
+                                "it is thrown again")
+            counted[seen.zone] += 1
+            die = sure(index, seen)
+            if die is None:
+                continue
+            place = tray if seen.zone == "tray" else rolled
+            if die in tray or die in rolled:
+                problems.append(f"two faces of the {DIE[die].title} are read "
+                                f"({(tray | rolled)[die]} and {seen.label})")
+                continue
+            place[die] = seen.label
+
+        # Dice set aside earlier rest in the tray as they were.
+        for die in state.set_aside:
+            if die in rolled:
+                problems.append(f"the {DIE[die].title} is set aside; it lies in the rolling area")
+            elif die in tray and tray[die] != showing[die]:
+                problems.append(f"the set-aside {DIE[die].title} moved: it showed "
+                                f"{showing[die]}, it shows {tray[die]}")
+        # Dice newly in the tray are set aside now, showing what they showed on the last roll.
+        newly = [die for die in tray if die not in state.set_aside]
+        for die in newly:
+            if not state.roll:
+                problems.append("dice are set aside after a roll of the turn; the tray should "
+                                f"be empty (the {DIE[die].title} is in it)")
+            elif die == MOON_DIE:
+                problems.append("the black Moon die is rolled every roll; it is in the tray")
+            elif tray[die] != showing[die]:
+                problems.append(f"the {DIE[die].title} in the tray shows {tray[die]}; it "
+                                f"showed {showing[die]} on the last roll")
+        must = [d for d in state.to_roll() if d not in newly]
+        if counted["tray"] < len(state.set_aside):
+            problems.append(f"{len(state.set_aside)} set-aside dice belong in the tray; "
+                            f"{counted['tray']} are there")
+        if counted["rolling"] != len(must):
+            problems.append(f"the roll shows {counted['rolling']} dice in the rolling area; "
+                            f"it must show {len(must)}: {dice_words(must)}")
+        elif MOON_DIE not in rolled and not uncertain:
+            problems.append("the black Moon die is not in the rolling area")
+        faces = {d: showing.get(d) for d in state.set_aside}
+        faces.update({d: tray[d] for d in newly})
+        faces.update(rolled)
+        if problems or uncertain:
+            return Reading(problems=tuple(dict.fromkeys(problems)), uncertain=tuple(uncertain),
+                           faces=faces)
+        commands = []
+        if newly:
+            commands.append(Command("set-aside", {"dice": [tray[d] for d in newly]}))
+        commands.append(Command("roll", {"faces": [rolled[d] for d in must]}))
+        # The commands must be legal in turn (e.g. no more than three dice set aside).
+        trial: State = state
+        for cmd in commands:
+            try:
+                trial, _ = self.apply(trial, cmd)
+            except IllegalCommand as exc:
+                return Reading(problems=(str(exc),), faces=faces)
+        return Reading(tuple(commands), faces=faces)
 
     def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:
         for event in events:
