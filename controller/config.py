@@ -62,8 +62,13 @@ def _pins(value: list) -> None:
         raise ValueError("three pins: red, green, blue")
 
 
-#: The table's devices: GPIO buttons and LEDs (BCM numbers), and the receipt printer.
+#: The table's devices: the camera's reading, GPIO buttons and LEDs (BCM numbers), the
+#: receipt printer.
 DEVICE_SETTINGS = (
+    Setting("live.confirm", "banker", "a sure, fitting roll is applied at once (auto) or after "
+            "the banker's confirm (banker)", choices=("auto", "banker")),
+    Setting("live.min_confidence", 0.9, "a die read with less confidence waits for the banker",
+            minimum=0.0, maximum=1.0),
     Setting("gpio.factory", "auto", "auto: lgpio on a Raspberry Pi, mock pins elsewhere",
             choices=("auto", "lgpio", "mock")),
     Setting("gpio.hold_seconds", 1.5, "how long a press must last to count as a hold",

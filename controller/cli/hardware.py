@@ -56,7 +56,7 @@ class TableDevices:
     lights follow each committed command; a printer fault lights the fault LED.
     """
 
-    def __init__(self, config: Config, table, *, factory=None, printer=None):
+    def __init__(self, config: Config, table, *, live=None, factory=None, printer=None):
         from controller.printqueue import PrintQueue, Spooler
         from hardware.buttons import TableButtons
         from hardware.lights import StatusLights
@@ -64,6 +64,7 @@ class TableDevices:
         from hardware.printer import ReceiptPrinter
 
         self.table = table
+        self.live = live
         self.actions: queue.Queue[str | None] = queue.Queue()
         self.factory = factory or pin_factory(config["gpio.factory"])
         pins = pin_map(config)
@@ -82,6 +83,8 @@ class TableDevices:
                                    on_status=lambda status: self.lights.fault(not status.ok))
             self.spooler.start()
         table.subscribe(self._follow)
+        if live is not None:
+            live.subscribe(self._waiting)
         if table.state is not None:
             self.lights.show(table.engine.light(table.state, ()))
         self._worker = threading.Thread(target=self._work, name="buttons", daemon=True)
@@ -90,6 +93,12 @@ class TableDevices:
     def _follow(self, outcome) -> None:
         state = self.table.state
         self.lights.show(self.table.engine.light(state, outcome.events))
+
+    def _waiting(self, pending) -> None:
+        if pending is None:
+            self.lights.show(self.table.engine.light(self.table.state, ()))
+        else:
+            self.lights.show("reading" if pending.reading.ready else "needs_banker")
 
     def _work(self) -> None:
         while (action := self.actions.get()) is not None:
@@ -113,9 +122,18 @@ class TableDevices:
             except IllegalCommand as exc:
                 log.info("pass-dice refused: %s", exc)
                 self.lights.show("needs_banker")
+        elif action in ("confirm", "reject") and self.live is not None:
+            try:
+                if action == "confirm":
+                    self.live.confirm()
+                else:
+                    self.live.reject()
+            except IllegalCommand as exc:
+                log.info("button %s: %s", action, exc)
+                if self.live.pending is not None:
+                    self.lights.show("needs_banker")
         else:
-            # confirm and reject act on a read roll: the live table's camera pipeline.
-            log.info("button %s: no read roll is waiting for it", action)
+            log.info("button %s: nothing to do", action)
 
     def alive(self) -> bool:
         """True while the button worker and the spooler threads run."""

@@ -1,4 +1,10 @@
-"""`feltbank run`: the table service, rebuilt from its journal."""
+"""`feltbank run`: the table service, rebuilt from its journal, with the banker's dashboard.
+
+Production serves the dashboard with gunicorn: one gthread worker (the table, its journal and
+the camera live in one process) with `web.threads` threads, enough for the live streams. The
+table is opened inside the worker, after the fork, so no SQLite connection crosses a fork.
+`--dev` uses Flask's own server instead, without the reloader (it would open the camera twice).
+"""
 
 from __future__ import annotations
 
@@ -12,9 +18,10 @@ import uuid
 
 from controller.cli.common import add_config_option, config_of
 from controller.cli.hardware import TableDevices
-from controller.errors import IllegalCommand
+from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from controller.journal import Journal
+from controller.live import LiveTable
 from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
@@ -31,6 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="take commands from FILE ('-': standard input), one JSON object "
                              "per line as in a hand history; print each result as a JSON line; "
                              "stop at the end of the file")
+    web = parser.add_mutually_exclusive_group()
+    web.add_argument("--dev", action="store_true",
+                     help="serve the dashboard with Flask's development server (no reloader) "
+                          "instead of gunicorn")
+    web.add_argument("--no-web", action="store_true",
+                     help="run the table without the dashboard; stop with Ctrl-C")
+    parser.add_argument("--host", help="the dashboard's address (default: web.host)")
+    parser.add_argument("--port", type=int, help="the dashboard's port (default: web.port)")
     parser.set_defaults(func=run)
 
 
@@ -49,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=config["log.level"].upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     table = open_table(config)
-    devices = TableDevices(config, table)
+    live = LiveTable(table, confirm=config["live.confirm"],
+                     min_confidence=config["live.min_confidence"])
+    devices = TableDevices(config, table, live=live)
     supervisor = Supervisor()
     tickers = [
         Ticker(supervisor.heartbeat("table", max_age=10), table.responsive, every=2),
@@ -89,3 +106,70 @@ def take(table: Table, line: str) -> dict:
         return {"error": f"not a JSON object: {exc.msg}"}
     except IllegalCommand as exc:
         return {"error": str(exc)}
+
+
+def tls_files(config) -> tuple[str, str] | None:
+    """The certificate and key to serve https with, or None for plain http."""
+    cert, key = config["web.certificate"], config["web.private_key"]
+    if bool(cert) != bool(key):
+        raise ConfigError("web.certificate and web.private_key go together: set both or neither")
+    return (cert, key) if cert else None
+
+
+def serve_dev(config, table: Table, host: str, port: int) -> int:
+    """The dashboard on Flask's development server, in this process, without the reloader."""
+    from web import create_app
+
+    app = create_app({"FELTBANK": config}, table=table)
+    log.info("dashboard (development server) on %s:%d", host, port)
+    app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False,
+            ssl_context=tls_files(config))
+    return 0
+
+
+def gunicorn_options(config, host: str, port: int) -> dict:
+    """gunicorn's settings: one gthread worker, `web.threads` threads, no timeout for streams."""
+    options = {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": 1,
+        "worker_class": "gthread",
+        "threads": config["web.threads"],
+        # Live streams stay open; gthread's heartbeat keeps the worker alive meanwhile.
+        "timeout": 60,
+        "graceful_timeout": 10,
+        "keepalive": 5,
+        "preload_app": False,
+        "accesslog": "-" if config["log.level"] == "debug" else None,
+        "errorlog": "-",
+        "loglevel": config["log.level"],
+        "proc_name": "feltbank",
+    }
+    tls = tls_files(config)
+    if tls:
+        options["certfile"], options["keyfile"] = tls
+    return options
+
+
+def serve(config, host: str, port: int) -> int:
+    """The dashboard on gunicorn; the table is opened in the worker."""
+    try:
+        from gunicorn.app.base import BaseApplication
+    except ImportError:
+        raise ConfigError("gunicorn is not installed: pip install gunicorn, or run with --dev"
+                          ) from None
+
+    class Dashboard(BaseApplication):
+        def load_config(self):
+            for key, value in gunicorn_options(config, host, port).items():
+                if value is not None:
+                    self.cfg.set(key, value)
+
+        def load(self):
+            from web import create_app
+
+            return create_app({"FELTBANK": config}, table=open_table(config))
+
+    log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
+             config["web.threads"])
+    Dashboard().run()
+    return 0

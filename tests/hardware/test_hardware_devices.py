@@ -108,3 +108,33 @@ def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
     device.unplugged = False
     assert wait_for(lambda: not devices.lights.faulty, seconds=5)
     assert device.output.count(b"BET SLIP") == 1
+
+
+def test_the_confirm_and_reject_buttons_act_on_the_read_roll(tmp_path):
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[gpio]\nhold_seconds = 0.2\n[printer]\nconnection = "none"\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("fortunes-winds", players=1, coins=100):
+        table.submit(cmd)
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    live = LiveTable(table, confirm="banker")
+    factory = pin_factory("mock")
+    devices = TableDevices(config, table, live=live, factory=factory)
+    try:
+        faces = ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
+        live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces))))
+        assert devices.lights.state == "reading"
+        press(factory, 17)  # confirm
+        assert wait_for(lambda: table.state.roll == 1)
+        assert devices.lights.state == "rolling"
+        live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces[:3]))))
+        assert devices.lights.state == "needs_banker"
+        press(factory, 27)  # reject: read again
+        assert wait_for(lambda: live.pending is None) and table.state.roll == 1
+    finally:
+        devices.close()
+        factory.reset()
