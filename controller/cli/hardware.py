@@ -112,6 +112,9 @@ class TableDevices:
         if action == "call-banker":
             self.lights.show("needs_banker")
             log.info("the table calls the banker")
+        elif action == "call-banker-hold":
+            # The banker has come: the call is answered, the lights show the game again.
+            self._waiting(self.live.pending if self.live is not None else None)
         elif action == "pass-dice":
             engine = self.table.engine
             if engine is None or "pass" not in engine.command_kinds():

@@ -96,6 +96,11 @@ def test_a_refused_pass_and_the_call_button_light_needs_banker(rig):
     devices.lights.show("bets_open")
     press(factory, 23)
     assert wait_for(lambda: devices.lights.state == "needs_banker")
+    pin = factory.pin(23)
+    pin.drive_low()
+    time.sleep(0.35)  # a hold: the banker answers the call
+    pin.drive_high()
+    assert wait_for(lambda: devices.lights.state == "bets_open")
 
 
 def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
