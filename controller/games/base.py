@@ -140,6 +140,11 @@ class Pays:
         return Pays(self.win * factor // g, self.per // g)
 
 
+def pays_setting(key: str, default: str, help: str) -> Setting:
+    """A setting holding a pay rate ("3:2"), checked as one."""
+    return Setting(key, default, help, check=Pays.parse, accepts="a pay rate X:Y")
+
+
 @dataclass(frozen=True)
 class Arg:
     """What a command argument accepts."""

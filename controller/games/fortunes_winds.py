@@ -23,7 +23,16 @@ from typing import Any
 
 from controller.errors import ConfigError, IllegalCommand
 from controller.games import limits, register
-from controller.games.base import Arg, Command, Engine, Event, Pays, State, command
+from controller.games.base import (
+    Arg,
+    Command,
+    Engine,
+    Event,
+    Pays,
+    State,
+    command,
+    pays_setting,
+)
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.settings import Setting
@@ -153,10 +162,6 @@ MAX_ROLLS = 3
 MAX_SET_ASIDE = 3
 
 
-def _check_pays(text: str) -> None:
-    Pays.parse(text)
-
-
 def _key(kind: str) -> str:
     return kind.replace("-", "_")
 
@@ -257,20 +262,16 @@ class FortunesWinds(Engine):
     chance_kinds = frozenset({"roll"})
     round_bound = MAX_ROLLS
     settings = (
-        *(Setting(c.setting, c.pays, f"pay of {c.name} (doubled on the first roll)",
-                  check=_check_pays, accepts="a pay rate X:Y") for c in COMBINATIONS),
+        *(pays_setting(c.setting, c.pays, f"pay of {c.name} (doubled on the first roll)")
+          for c in COMBINATIONS),
         Setting("first_roll_multiplier", 2, "a combination on the turn's first roll pays this "
                 "many times its listed pay", minimum=1, maximum=10),
-        Setting("daikoku_for_pays", "3:2", "pay of Daikoku's Belly for the shooter",
-                check=_check_pays, accepts="a pay rate X:Y"),
+        pays_setting("daikoku_for_pays", "3:2", "pay of Daikoku's Belly for the shooter"),
         Setting("daikoku_against", True, "the house has a space for Daikoku's Belly against "
                 "the shooter"),
-        Setting("daikoku_against_pays", "2:3", "pay of Daikoku's Belly against the shooter",
-                check=_check_pays, accepts="a pay rate X:Y"),
-        Setting("lady_sun_tea_pays", "1:1", "pay of Lady Sun's Tea (the turn has three rolls)",
-                check=_check_pays, accepts="a pay rate X:Y"),
-        Setting("hungry_moon_pays", "1:1", "pay of Hungry Moon (one or two rolls)",
-                check=_check_pays, accepts="a pay rate X:Y"),
+        pays_setting("daikoku_against_pays", "2:3", "pay of Daikoku's Belly against the shooter"),
+        pays_setting("lady_sun_tea_pays", "1:1", "pay of Lady Sun's Tea (the turn has three rolls)"),
+        pays_setting("hungry_moon_pays", "1:1", "pay of Hungry Moon (one or two rolls)"),
         *limits.limit_settings(BET_NAMES),
     )
 

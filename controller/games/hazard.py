@@ -17,7 +17,16 @@ from math import gcd
 
 from controller.errors import IllegalCommand
 from controller.games import limits, register
-from controller.games.base import Arg, Command, Engine, Event, Pays, State, command
+from controller.games.base import (
+    Arg,
+    Command,
+    Engine,
+    Event,
+    Pays,
+    State,
+    command,
+    pays_setting,
+)
 from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.settings import Setting
 
@@ -63,10 +72,6 @@ class HazardState(State):
     losses: int = 0
 
 
-def _check_pays(text: str) -> None:
-    Pays.parse(text)
-
-
 @register
 class Hazard(Engine):
     name = "hazard"
@@ -76,10 +81,8 @@ class Hazard(Engine):
     # P(neither chance nor main) <= 27/36 per throw: 200 throws is beyond any real round.
     round_bound = 200
     settings = (
-        Setting("caster_wins_pays", "1:1", "pay of a bet that the caster wins",
-                check=_check_pays, accepts="a pay rate X:Y"),
-        Setting("caster_loses_pays", "1:1", "pay of a bet that the caster loses, before commission",
-                check=_check_pays, accepts="a pay rate X:Y"),
+        pays_setting("caster_wins_pays", "1:1", "pay of a bet that the caster wins"),
+        pays_setting("caster_loses_pays", "1:1", "pay of a bet that the caster loses, before commission"),
         Setting("commission_percent", 5, "commission on a caster-loses win, rounded down",
                 minimum=0, maximum=50),
         Setting("losses_to_pass", 3, "losses in succession after which the dice pass left",

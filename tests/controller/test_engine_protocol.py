@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import tables
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game, games
 from controller.games.base import Command, Event, Pays
 
 
-def table(*cmds):
-    """Fold commands through the rules core from a closed table."""
-    state = None
-    for cmd in cmds:
-        state, _ = apply(state, cmd)
-    return state
-
-
 def open_with(*players, coins=50, mode="hazard"):
-    cmds = [Command("open", {"mode": mode})]
-    for p in players:
-        cmds += [Command("join", {"player": p}), Command("buy-in", {"player": p, "amount": coins})]
-    return table(*cmds)
+    return tables.table(mode, *players, coins=coins)
 
 
 def test_find_game_and_registry():

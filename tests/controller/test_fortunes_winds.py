@@ -8,8 +8,10 @@ from itertools import product
 from pathlib import Path
 
 import pytest
+import tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tables import C, balances, play, refused
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
@@ -29,37 +31,9 @@ HISTORY = Path(__file__).parents[1] / "histories" / "fortunes-winds-example.json
 ENGINE = find_game("fortunes-winds")
 
 
-def C(kind: str, **args) -> Command:
-    return Command(kind, args)
-
-
-def play(*cmds: Command, state=None):
-    """Fold commands through the table; return the final state and every event."""
-    events = []
-    for cmd in cmds:
-        state, evs = apply(state, cmd)
-        events += evs
-    return state, events
-
-
 def table(*players: str, coins: int = 100, **settings):
-    cmds = [C("open", mode="fortunes-winds", settings=settings)]
-    for p in players:
-        cmds += [C("join", player=p), C("buy-in", player=p, amount=coins)]
-    return play(*cmds)[0]
+    return tables.table("fortunes-winds", *players, coins=coins, **settings)
 
-
-def balances(state) -> dict:
-    return {**state.ledger.players(), BANK: state.ledger.balance(BANK)}
-
-
-def refused(state, cmd: Command, words: str) -> None:
-    """`cmd` is refused with a reason containing `words`, and nothing changes."""
-    before = state
-    with pytest.raises(IllegalCommand, match=words):
-        apply(state, cmd)
-    assert state == before
-    assert not ENGINE.can(state, cmd)
 
 
 # -- the dice ---------------------------------------------------------------------------------

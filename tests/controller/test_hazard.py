@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+import tables
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tables import C, balances, play, refused
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
@@ -26,33 +28,9 @@ SEED_TABLE = {
 }
 
 
-def C(kind: str, **args) -> Command:
-    return Command(kind, args)
-
-
-def play(*cmds: Command, state=None):
-    events = []
-    for cmd in cmds:
-        state, evs = apply(state, cmd)
-        events += evs
-    return state, events
-
-
 def table(*players: str, coins: int = 100, **settings):
-    cmds = [C("open", mode="hazard", settings=settings)]
-    for p in players:
-        cmds += [C("join", player=p), C("buy-in", player=p, amount=coins)]
-    return play(*cmds)[0]
+    return tables.table("hazard", *players, coins=coins, **settings)
 
-
-def balances(state) -> dict:
-    return {**state.ledger.players(), BANK: state.ledger.balance(BANK)}
-
-
-def refused(state, cmd: Command, words: str) -> None:
-    with pytest.raises(IllegalCommand, match=words):
-        apply(state, cmd)
-    assert not ENGINE.can(state, cmd)
 
 
 def throw(total: int) -> Command:
