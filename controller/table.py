@@ -7,6 +7,7 @@ buttons and the camera all come through it. It is thread-safe.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from controller import games
-from controller.errors import IllegalCommand
+from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Engine, Event, State
 from controller.journal import Journal, TransactionHook
 from controller.ledger import Statement, statements
@@ -81,8 +82,13 @@ class Table:
                         "command; every new command needs a new id")
                 return Outcome(earlier.seq, earlier.command, earlier.events, repeated=True)
             state, events = games.apply(self.state, cmd)
-            seq = self.journal.append(cmd, events, source=source, at=self._clock(),
-                                      hooks=self._hooks)
+            try:
+                seq = self.journal.append(cmd, events, source=source, at=self._clock(),
+                                          hooks=self._hooks)
+            except sqlite3.Error as exc:
+                # Disk full, a read-only file system...: the command did not happen.
+                raise JournalError(f"the journal {self.journal.path} could not store "
+                                   f"{cmd.kind!r}: {exc}; nothing changed") from exc
             self.state = state
             outcome = Outcome(seq, cmd, events)
             # Told in journal order, under the lock: listeners only enqueue, they never block.

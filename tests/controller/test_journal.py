@@ -103,6 +103,20 @@ def test_a_failing_transaction_hook_rolls_the_command_back(path):
     assert rows == [(seen[0],)]
 
 
+def test_a_journal_that_cannot_write_refuses_the_command_and_changes_nothing(path):
+    table = seated(path)
+    state, n = table.state, len(table.journal)
+
+    def full(db, seq, cmd, events):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    table.add_transaction_hook(full)
+    with pytest.raises(JournalError, match="could not store 'call-main': database or disk is "
+                                           "full; nothing changed"):
+        table.submit(Command("call-main", {"main": 6}))
+    assert table.state == state and len(table.journal) == n
+
+
 def test_statements_from_the_journal(path):
     table = seated(path)
     table.submit(Command("call-main", {"main": 7}))
