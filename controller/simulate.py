@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from controller.errors import IllegalCommand
-from controller.games import apply, limits
+from controller.games import apply, find_game, limits
 from controller.games.base import Command, Pays, State
 from controller.ledger import BANK
 
@@ -80,7 +80,7 @@ def _settled(events, tallies: dict[str, Tally], name=lambda bet: bet) -> None:
 def _fortunes_winds(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
                     strategy: str) -> tuple[dict[str, Tally], State]:
     from controller.advisor import choose
-    from controller.games.fortunes_winds import DIE, SIDE_BETS, smallest_stake
+    from controller.games.fortunes_winds import SIDE_BETS, smallest_stake
 
     state = _open("fortunes-winds", settings)
     kinds = [k for k in SIDE_BETS if k != "daikoku-against" or state.settings["daikoku_against"]]
@@ -95,8 +95,7 @@ def _fortunes_winds(turns: int, rng: random.Random, settings: Mapping[str, Any] 
         for cmd in cmds:
             state, _ = apply(state, cmd)
         while True:
-            faces = [rng.choice(DIE[d].faces) for d in state.to_roll()]
-            state, events = apply(state, Command("roll", {"faces": faces}))
+            state, events = apply(state, find_game(state.mode).chance_step(state, rng))
             if events[-1].kind != "rolled":
                 break
             keep = choose(state.showing_map(), state.set_aside, state.roll, strategy,
@@ -140,8 +139,7 @@ def _hazard(turns: int, rng: random.Random, settings: Mapping[str, Any] | None
             state, _ = apply(state, cmd)
         chance = None
         while True:
-            dice = [rng.randint(1, 6), rng.randint(1, 6)]
-            state, events = apply(state, Command("throw", {"dice": dice}))
+            state, events = apply(state, find_game(state.mode).chance_step(state, rng))
             if events[-1].kind == "round-ended" or events[-1].kind == "dice-passed":
                 break
             if state.chance is not None and chance is None:

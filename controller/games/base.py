@@ -319,6 +319,10 @@ class Engine:
             "in_round": self.in_round(state),
         }
 
+    def chance_step(self, state: State, rng: random.Random) -> Command:
+        """The chance step real dice would give now, drawn from `rng` (simulation, demo)."""
+        raise NotImplementedError
+
     def random_command(self, state: State, rng: random.Random) -> Command:
         """A command a player at this table might give now (chance steps drawn from `rng`)."""
         raise NotImplementedError

@@ -625,6 +625,10 @@ class FortunesWinds(Engine):
         )
         return out
 
+    def chance_step(self, state: FortunesWindsState, rng: random.Random) -> Command:
+        """A roll of every die not set aside, each showing one of its faces at random."""
+        return Command("roll", {"faces": [rng.choice(DIE[d].faces) for d in state.to_roll()]})
+
     def random_command(self, state: FortunesWindsState, rng: random.Random) -> Command:
         shooter = state.shooter
         if shooter is None:
@@ -635,8 +639,7 @@ class FortunesWinds(Engine):
             if room and free and rng.random() < 0.5:
                 pick = rng.sample(free, rng.randint(1, min(room, len(free))))
                 return Command("set-aside", {"dice": [state.showing_map()[d] for d in pick]})
-            return Command("roll", {"faces": [rng.choice(DIE[d].faces)
-                                              for d in state.to_roll()]})
+            return self.chance_step(state, rng)
         settings = state.settings
         r = rng.random()
         if r < 0.03:
@@ -658,7 +661,7 @@ class FortunesWinds(Engine):
             kinds = [k for k in BET_KINDS
                      if k != "daikoku-against" or settings["daikoku_against"]]
             return Command("bet", self._random_bet(state, rng, player, rng.choice(kinds)))
-        return Command("roll", {"faces": [rng.choice(d.faces) for d in DICE]})
+        return self.chance_step(state, rng)
 
     def _random_bet(self, state: FortunesWindsState, rng: random.Random, player: str,
                     kind: str) -> dict:

@@ -256,4 +256,8 @@ class Hazard(Engine):
             held = state.ledger.balance(player_account(player))
             amount = unit * rng.randint(1, max(1, min(held, 20) // unit))
             return Command("bet", {"player": player, "bet": kind, "amount": amount})
+        return self.chance_step(state, rng)
+
+    def chance_step(self, state: HazardState, rng: random.Random) -> Command:
+        """Two dice thrown at random."""
         return Command("throw", {"dice": [rng.randint(1, 6), rng.randint(1, 6)]})

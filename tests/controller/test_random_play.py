@@ -75,6 +75,11 @@ def play(mode: str, seed: int, steps: int, tmp_path) -> None:
         accepted.append((step.command, step.events))
         check_money(state)
         assert engine.light(state, step.events) in LIGHTS
+        if engine.in_round(state):
+            # In a round, the dice can always be thrown: the mode's chance step is accepted.
+            throw = engine.chance_step(state, rng)
+            assert throw.kind in engine.chance_kinds
+            games.apply(state, throw)
         if step.command.kind in engine.chance_kinds:
             chance_steps += 1
             assert chance_steps <= engine.round_bound, (
