@@ -107,8 +107,6 @@ def advise(showing: Mapping[str, str] | Iterable[str] | str, roll: int,
         raise IllegalCommand(f"at most {MAX_SET_ASIDE} white dice are set aside in a turn")
     if roll not in range(1, MAX_ROLLS + 1):
         raise IllegalCommand(f"the roll number is 1, 2 or 3, not {roll}")
-    if len(kept) > 0 and roll == 1:
-        raise IllegalCommand("no die is set aside before the first roll of a turn")
     row = [faces[d] for d in DIE_NAMES]
     out: dict[str, Any] = {"roll": roll, "showing": row,
                            "set_aside": [faces[d] for d in kept]}

@@ -37,11 +37,15 @@ def sd_notify(message: str, env: Mapping[str, str] | None = None) -> bool:
 
 
 def watchdog_interval(env: Mapping[str, str] | None = None) -> float | None:
-    """Half of systemd's WatchdogSec (from $WATCHDOG_USEC), or None when there is no watchdog."""
+    """Half of systemd's WatchdogSec (from $WATCHDOG_USEC), or None when there is no watchdog.
+
+    The watchdog is ours when it names this process or its parent: under gunicorn the table
+    service runs in the worker, whose parent (the master) is the service's main process.
+    """
     env = os.environ if env is None else env
     usec = env.get("WATCHDOG_USEC", "")
     pid = env.get("WATCHDOG_PID", "")
-    if not usec.isdigit() or (pid and pid != str(os.getpid())):
+    if not usec.isdigit() or (pid and pid not in (str(os.getpid()), str(os.getppid()))):
         return None
     return int(usec) / 2e6
 

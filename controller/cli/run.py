@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from controller.cli.common import add_config_option, config_of
 from controller.cli.hardware import TableDevices
@@ -59,10 +61,9 @@ def open_table(config) -> Table:
     return table
 
 
-def run(args: argparse.Namespace) -> int:
-    config = config_of(args)
-    logging.basicConfig(level=config["log.level"].upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+@contextmanager
+def table_service(config):
+    """The running table: its journal, the camera's door (live), the devices, the supervisor."""
     table = open_table(config)
     live = LiveTable(table, confirm=config["live.confirm"],
                      min_confidence=config["live.min_confidence"])
@@ -76,25 +77,49 @@ def run(args: argparse.Namespace) -> int:
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
     try:
-        if args.commands:
-            source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
-            with source:
-                for line in source:
-                    if line.strip():
-                        print(json.dumps(take(table, line), ensure_ascii=False), flush=True)
-            return 0
-        stop = threading.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
-        supervisor.start()
-        stop.wait()
-        log.info("stopped")
-        return 0
+        yield Service(table, live, supervisor)
     finally:
         supervisor.stop()
         for ticker in tickers:
             ticker.stop()
         devices.close()
+
+
+@dataclass(frozen=True)
+class Service:
+    table: Table
+    live: LiveTable
+    supervisor: Supervisor
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    logging.basicConfig(level=config["log.level"].upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    host = args.host or config["web.host"]
+    port = args.port or config["web.port"]
+    if not (args.commands or args.no_web or args.dev):
+        # gunicorn: the whole table service runs in its worker, after the fork.
+        return serve(config, host, port)
+    with table_service(config) as service:
+        if args.commands:
+            source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
+            with source:
+                for line in source:
+                    if line.strip():
+                        print(json.dumps(take(service.table, line), ensure_ascii=False),
+                              flush=True)
+            return 0
+        if args.dev:
+            service.supervisor.start()
+            return serve_dev(config, service, host, port)
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        service.supervisor.start()
+        stop.wait()
+        log.info("stopped")
+        return 0
 
 
 def take(table: Table, line: str) -> dict:
@@ -116,11 +141,11 @@ def tls_files(config) -> tuple[str, str] | None:
     return (cert, key) if cert else None
 
 
-def serve_dev(config, table: Table, host: str, port: int) -> int:
+def serve_dev(config, service: Service, host: str, port: int) -> int:
     """The dashboard on Flask's development server, in this process, without the reloader."""
     from web import create_app
 
-    app = create_app({"FELTBANK": config}, table=table)
+    app = create_app({"FELTBANK": config}, table=service.table, live=service.live)
     log.info("dashboard (development server) on %s:%d", host, port)
     app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False,
             ssl_context=tls_files(config))
@@ -167,7 +192,13 @@ def serve(config, host: str, port: int) -> int:
         def load(self):
             from web import create_app
 
-            return create_app({"FELTBANK": config}, table=open_table(config))
+            # In the worker: the service lives as long as the worker, closed when it exits.
+            service_cm = table_service(config)
+            service = service_cm.__enter__()
+            self.cfg.set("worker_exit", lambda server, worker: service_cm.__exit__(None, None,
+                                                                                  None))
+            service.supervisor.start()
+            return create_app({"FELTBANK": config}, table=service.table, live=service.live)
 
     log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
              config["web.threads"])

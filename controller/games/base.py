@@ -29,6 +29,10 @@ from controller.ledger import (
 )
 from controller.settings import Setting, resolve
 
+#: The largest whole number a command takes: beyond it no money makes sense, and JSON and
+#: SQLite would not keep it exactly.
+MAX_INT = 10**12
+
 #: Keys of a command's JSON form that are not arguments.
 RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
 
@@ -339,6 +343,8 @@ class Engine:
                 raise IllegalCommand(f"{cmd.kind!r} needs {name!r}: {arg.describe()}")
             value = cmd.args[name]
             ok = type(value) is arg.type if arg.type in (int, bool) else isinstance(value, arg.type)
+            if ok and arg.type is int and abs(value) > MAX_INT:
+                raise IllegalCommand(f"{cmd.kind!r}: {name} = {value}; expected at most {MAX_INT}")
             if ok and arg.minimum is not None:
                 ok = value >= arg.minimum
             if ok and arg.choices is not None:

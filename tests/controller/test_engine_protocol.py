@@ -89,6 +89,7 @@ def test_join_buy_in_cash_out_leave():
     (Command("buy-in", {"player": "Ginawa", "amount": -5}), "amount = -5"),
     (Command("buy-in", {"player": "Ginawa", "amount": 5.5}), "amount = 5.5"),
     (Command("buy-in", {"player": "Ginawa", "amount": True}), "amount = True"),
+    (Command("buy-in", {"player": "Ginawa", "amount": 2**70}), "expected at most 1000000000000"),
     (Command("buy-in", {"player": "Ginawa"}), "needs 'amount'"),
     (Command("buy-in", {"player": "Ginawa", "amount": 5, "tip": 1}), "does not take 'tip'"),
     (Command("cash-out", {"player": "Ginawa", "amount": 51}), "holds 50 coins; cannot cash out 51"),

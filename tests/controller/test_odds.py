@@ -215,8 +215,9 @@ def test_advice_when_the_turn_is_over_and_bad_input():
     assert advise("NORTH EAST FIRE BIRD MOON", 2, [])["result"] == "lord-moon"
     with pytest.raises(IllegalCommand, match="missing: Moon die"):
         advise("NORTH EAST FIRE BIRD", 1)
-    with pytest.raises(IllegalCommand, match="before the first roll"):
-        advise("FIRE BIRD VOID", 1, ["NORTH", "EAST"])
+    # After roll 1 with North and East already set aside: what more to set aside.
+    more = advise("FIRE BIRD VOID", 1, ["NORTH", "EAST"])
+    assert more["set_aside"] == ["NORTH", "EAST"] and not more["turn_over"]
     with pytest.raises(IllegalCommand, match="shows NORTH, not RICE"):
         advise("NORTH EAST FIRE BIRD VOID", 2, ["RICE"])
 
@@ -324,3 +325,23 @@ def test_the_odds_price_every_outcome_as_the_engine_settles_it(house):
                 net[bet] = net.get(bet, 0) + e.data["paid"] - e.data["stake"]
         for bet, coins in net.items():
             assert Fraction(coins, 30) == pays.net(bet, outcome), (outcome, bet)
+
+
+def test_the_advice_at_the_table_after_a_set_aside_on_the_first_roll():
+    """advise_state after the seed's first roll and its set-aside (a dashboard hint)."""
+    from controller.advisor import advise_state
+    from controller.games import apply
+    from controller.games.base import Command
+
+    state = None
+    for cmd in [Command("open", {"mode": "fortunes-winds"}), Command("join", {"player": "G"}),
+                Command("buy-in", {"player": "G", "amount": 10}),
+                Command("bet", {"player": "G", "bet": "standard", "amount": 1}),
+                Command("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}),
+                Command("set-aside", {"dice": ["NORTH", "EAST"]})]:
+        state, _ = apply(state, cmd)
+    hint = advise_state(state)
+    assert hint["roll"] == 1 and hint["set_aside"] == ["NORTH", "EAST"]
+    assert not hint["turn_over"]
+    for objective in ("max-return", "max-win"):
+        assert not {"NORTH", "EAST"} & set(hint[objective]["set_aside"])

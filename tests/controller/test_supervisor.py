@@ -52,6 +52,9 @@ def test_sd_notify_speaks_the_systemd_protocol(tmp_path):
 def test_watchdog_interval_is_half_the_watchdog_time():
     assert watchdog_interval({"WATCHDOG_USEC": "30000000"}) == 15.0
     assert watchdog_interval({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"}) is None
+    # Under gunicorn the worker pings for the master, the service's main process.
+    assert watchdog_interval({"WATCHDOG_USEC": "30000000",
+                              "WATCHDOG_PID": str(os.getppid())}) == 15.0
     assert watchdog_interval({}) is None
 
 

@@ -1,0 +1,94 @@
+"""`feltbank run` serves the dashboard: gunicorn (one gthread worker) or Flask's server (--dev)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from controller.cli.run import gunicorn_options, tls_files
+from controller.config import load_config
+from controller.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_gunicorn_options_are_one_gthread_worker_with_threads():
+    options = gunicorn_options(load_config(), "0.0.0.0", 8080)
+    assert options["workers"] == 1 and options["worker_class"] == "gthread"
+    assert options["threads"] == 16 and options["bind"] == "0.0.0.0:8080"
+    assert options["preload_app"] is False  # the table opens after the fork
+    assert "certfile" not in options
+    assert gunicorn_options(load_config(), "::", 80)["bind"] == "[::]:80"
+
+
+def test_tls_needs_both_files(tmp_path):
+    path = tmp_path / "feltbank.toml"
+    path.write_text('[web]\ncertificate = "/x/cert.pem"\n')
+    with pytest.raises(ConfigError, match="go together"):
+        tls_files(load_config(path))
+    path.write_text('[web]\ncertificate = "/x/cert.pem"\nprivate_key = "/x/key.pem"\n')
+    config = load_config(path)
+    assert tls_files(config) == ("/x/cert.pem", "/x/key.pem")
+    assert gunicorn_options(config, "0.0.0.0", 8443)["certfile"] == "/x/cert.pem"
+
+
+def test_web_settings_are_validated(tmp_path):
+    path = tmp_path / "feltbank.toml"
+    path.write_text("[web]\nport = 70000\n")
+    with pytest.raises(ConfigError, match="web.port"):
+        load_config(path)
+    path.write_text('[web]\nlanguage = "de"\n')
+    with pytest.raises(ConfigError, match="web.language"):
+        load_config(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", ["gunicorn", "dev"])
+def test_feltbank_run_serves_the_wizard(tmp_path, server):
+    port = free_port()
+    env = {**os.environ, "FELTBANK_DATA": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    main = "import sys; from controller.cli import main; sys.exit(main())"
+    argv = [sys.executable, "-c", main, "run", "--host", "127.0.0.1", "--port",
+            str(port)] + (["--dev"] if server == "dev" else [])
+    log = tmp_path / "server.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/setup", timeout=2) as r:
+                    page = r.read().decode()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the server did not start: {log.read_text()}")
+                time.sleep(0.2)
+        assert "Welcome to feltbank" in page
+        assert (tmp_path / "data" / "journal.sqlite3").exists()
+        assert (tmp_path / "data" / "users.sqlite3").exists()
+        if server == "gunicorn":
+            assert "gthread" in log.read_text()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

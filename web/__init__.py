@@ -1,0 +1,132 @@
+"""The banker's dashboard: a Flask app factory, one blueprint per area.
+
+    app = create_app(table=table, camera=camera)     # the table service is injected
+
+`config` overrides the app's settings (flaskr's test_config); its key "FELTBANK" may carry the
+feltbank `Config` (default: `load_config()`). With no `table`, the table of that
+configuration is opened; with no `camera`, the pages show the "no camera" state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from controller.config import Config, load_config, user_config_path
+from controller.live import LiveTable
+from controller.table import Table
+from web import auth, calibration, data, money, settings_page
+from web import live as live_pages
+from web import table as table_pages
+from web.camera import Camera
+from web.i18n import language, script_words, t
+from web.security import (
+    RateLimiter,
+    SessionInterface,
+    add_headers,
+    check_csrf,
+    csrf_token,
+    secret_key,
+)
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: Mapping[str, Any] | None = None, table: Table | None = None,
+               camera: Camera | None = None, live: LiveTable | None = None,
+               calibrator: Any = None) -> Flask:
+    """The dashboard of `table` (opened from the configuration when not given); `live` is
+    the camera's door to the table, whose waiting readings the banker confirms here;
+    `calibrator` the vision side's calibration service (see web/calibration.py)."""
+    overrides = dict(config or {})
+    conf: Config = overrides.pop("FELTBANK", None) or load_config()
+    app = Flask(__name__)
+    data_dir = Path(overrides.get("DATA_DIR", conf.data_dir))
+    app.config.from_mapping(
+        DATA_DIR=data_dir,
+        SECRET_KEY=None,
+        USERS_PATH=data_dir / "users.sqlite3",
+        CONFIG_PATH=conf.path or user_config_path(),
+        SESSION_COOKIE_NAME="feltbank_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=conf["web.secure_cookies"],
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
+        MAX_CONTENT_LENGTH=64 * 1024,
+        LANGUAGE=conf["web.language"],
+        TABLE_NAME=conf["table.name"],
+        SSE_KEEPALIVE=15.0,
+        SSE_MAX_SECONDS=600.0,
+        SSE_RETRY_MS=2000,
+        MJPEG_FPS=5.0,
+        MJPEG_MAX_SECONDS=600.0,
+        MJPEG_STREAMS=4,
+        LOGIN_LIMIT=5,
+        LOGIN_WINDOW=300.0,
+    )
+    app.config.update(overrides)
+    if not app.config["SECRET_KEY"]:
+        app.config["SECRET_KEY"] = secret_key(data_dir)
+    app.session_interface = SessionInterface()
+
+    if table is None:
+        from controller.cli.run import open_table
+
+        table = open_table(conf)
+    broadcaster = live_pages.Broadcaster()
+    table.subscribe(broadcaster)
+    if live is not None:
+        live.subscribe(broadcaster.pending_changed)
+    app.extensions.update({
+        "feltbank.table": table,
+        "feltbank.camera": camera,
+        "feltbank.config": conf,
+        "feltbank.live": live,
+        "feltbank.calibrator": calibrator,
+        "feltbank.broadcaster": broadcaster,
+        "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
+        "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
+                                              app.config["LOGIN_WINDOW"]),
+    })
+
+    app.before_request(auth.load_user)
+    app.before_request(check_csrf)
+    app.after_request(add_headers)
+    app.teardown_appcontext(auth.close_users)
+    app.teardown_appcontext(data.close_journal)
+    for bp in (auth.bp, table_pages.bp, money.bp, settings_page.bp, calibration.bp,
+               live_pages.bp):
+        app.register_blueprint(bp)
+
+    @app.context_processor
+    def globals_() -> dict:
+        return {"t": t, "csrf_token": csrf_token, "user": g.get("user"), "lang": language(),
+                "script_words": script_words(), "table_name": app.config["TABLE_NAME"]}
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        message = exc.description or exc.name
+        if auth.wants_json():
+            response = jsonify({"error": message, "status": exc.code})
+        else:
+            response = render_template("error.html", code=exc.code, name=exc.name,
+                                       message=message)
+        return response, exc.code
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        # Logged in full for the house; the screen gets no stack trace.
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        message = "something went wrong on the table's computer; nothing was changed by it"
+        if auth.wants_json():
+            return jsonify({"error": message, "status": 500}), 500
+        return render_template("error.html", code=500, name="Error", message=message), 500
+
+    return app

@@ -1,0 +1,213 @@
+"""Accounts: the first-run wizard, log in and out, roles, and the users page."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from web.i18n import LANGUAGES
+from web.users import User, UserError, UserStore
+
+bp = Blueprint("auth", __name__)
+
+#: Endpoints reachable before the first-run wizard is done / without logging in.
+BEFORE_SETUP = frozenset({"auth.setup", "static", "auth.language"})
+PUBLIC = frozenset({"auth.login", "auth.setup", "static", "auth.language"})
+
+
+def users() -> UserStore:
+    """This request's accounts file (opened on first use, closed with the request)."""
+    if "users" not in g:
+        g.users = UserStore(current_app.config["USERS_PATH"])
+    return g.users
+
+
+def close_users(_exc: BaseException | None = None) -> None:
+    store = g.pop("users", None)
+    if store is not None:
+        store.close()
+
+
+def wants_json() -> bool:
+    return (request.path.startswith(("/api/", "/live/", "/camera/")) or request.is_json
+            or request.accept_mimetypes.best == "application/json")
+
+
+def load_user() -> None:
+    """Before each request: who is asking; the wizard until the banker exists; the login."""
+    g.user = None
+    endpoint = request.endpoint or ""
+    if endpoint == "static":
+        return None
+    store = users()
+    if not store.count():
+        if endpoint in BEFORE_SETUP:
+            return None
+        if wants_json():
+            abort(503, description="feltbank is not set up yet: open the dashboard and create "
+                                   "the banker's account")
+        return redirect(url_for("auth.setup"))
+    name = session.get("user")
+    if name:
+        g.user = store.get(name)
+        if g.user is None:
+            session.clear()
+    if g.user is None and endpoint not in PUBLIC:
+        if wants_json() or request.method != "GET":
+            abort(401, description="log in first")
+        return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+    return None
+
+
+def login_required(view: Callable) -> Callable:
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any):
+        if g.get("user") is None:
+            abort(401, description="log in first")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def banker_required(view: Callable) -> Callable:
+    """Only the banker: everything that moves money, settles, calibrates or changes settings."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any):
+        user: User | None = g.get("user")
+        if user is None:
+            abort(401, description="log in first")
+        if not user.is_banker:
+            abort(403, description=f"{user.name} is a viewer; only the banker may do this")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def _start_session(user: User) -> None:
+    lang = session.get("lang")
+    session.clear()  # a fresh session (and CSRF token) at each login: no fixation
+    session.permanent = True
+    session["user"] = user.name
+    if lang:
+        session["lang"] = lang
+
+
+def _safe_next(target: str | None) -> str:
+    # Only paths on this site: never an open redirect.
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return url_for("table.page")
+
+
+@bp.route("/setup", methods=["GET", "POST"])
+def setup():
+    """The first-run wizard: the banker's account, before anything else is reachable."""
+    store = users()
+    if store.count():
+        return redirect(url_for("auth.login"))
+    error = None
+    if request.method == "POST":
+        password = request.form.get("password", "")
+        if password != request.form.get("password2", ""):
+            error = "the two passwords differ"
+        else:
+            try:
+                user = store.add(request.form.get("name", ""), password, "banker", first=True)
+            except UserError as exc:
+                error = str(exc)
+            else:
+                _start_session(user)
+                return redirect(url_for("table.page"))
+    status = 422 if error else 200
+    return render_template("auth/setup.html", error=error,
+                           name=request.form.get("name", "banker")), status
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    error = None
+    status = 200
+    if request.method == "POST":
+        limiter = current_app.extensions["feltbank.login_limiter"]
+        name = request.form.get("name", "")
+        keys = (f"addr:{request.remote_addr}", f"user:{name.lower()[:64]}")
+        wait = limiter.retry_after(*keys)
+        if wait:
+            error = f"too many failed attempts: wait {wait} seconds"
+            return render_template("auth/login.html", error=error, name=name), 429, {
+                "Retry-After": str(wait)}
+        user = users().check(name, request.form.get("password", ""))
+        if user is None:
+            limiter.failed(*keys)
+            error, status = "wrong user name or password", 401
+        else:
+            limiter.succeeded(*keys)
+            _start_session(user)
+            return redirect(_safe_next(request.args.get("next")))
+    return render_template("auth/login.html", error=error,
+                           name=request.form.get("name", "")), status
+
+
+@bp.post("/logout")
+def logout():
+    lang = session.get("lang")
+    session.clear()
+    if lang:
+        session["lang"] = lang
+    return redirect(url_for("auth.login"))
+
+
+@bp.post("/language/<lang>")
+def language(lang: str):
+    if lang not in LANGUAGES:
+        abort(404, description=f"languages: {', '.join(LANGUAGES)}")
+    session["lang"] = lang
+    return redirect(_safe_next(request.form.get("next")))
+
+
+@bp.get("/users")
+@banker_required
+def user_list():
+    return render_template("auth/users.html", users=users().all(), error=None)
+
+
+@bp.post("/users")
+@banker_required
+def add_user():
+    store = users()
+    try:
+        store.add(request.form.get("name", ""), request.form.get("password", ""),
+                  request.form.get("role", "viewer"))
+    except UserError as exc:
+        return render_template("auth/users.html", users=store.all(), error=str(exc)), 422
+    flash("Saved.")
+    return redirect(url_for("auth.user_list"))
+
+
+@bp.post("/users/<name>/remove")
+@banker_required
+def remove_user(name: str):
+    store = users()
+    try:
+        store.remove(name)
+    except UserError as exc:
+        return render_template("auth/users.html", users=store.all(), error=str(exc)), 422
+    if name.lower() == g.user.name.lower():
+        session.clear()
+        return redirect(url_for("auth.login"))
+    return redirect(url_for("auth.user_list"))

@@ -1,0 +1,119 @@
+"""Calibration: guided capture, learning with a progress bar, accuracy per label and the
+confused pairs, activate and roll back a profile.
+
+The vision side is reached through an injected calibrator (`create_app(calibrator=...)`), an
+object with these methods; without one the page says how to calibrate from the command line.
+
+    labels() -> list[str]                 every label of the die set, in order
+    counts() -> dict[str, int]            captures taken per label
+    target: int                           captures wanted per label
+    capture(label) -> int                 take the camera's frame as a capture of `label`
+    learn() -> None                       start learning in the background
+    progress() -> dict                    {"state": "idle"|"learning"|"done"|"failed",
+                                           "fraction": 0..1, "message": str,
+                                           "report": {"accuracy": float,
+                                                      "per_label": {label: float},
+                                                      "confused": [[a, b, n], ...]} | None}
+    versions() -> dict                    {"active": str | None, "versions": [str, ...]}
+    activate(version) -> None; rollback() -> str
+
+Each raises ValueError with a plain reason when it cannot do what is asked.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+
+from web.auth import banker_required
+from web.camera import camera_status
+from web.data import camera, json_body
+
+bp = Blueprint("calibration", __name__, url_prefix="/calibration")
+
+
+def calibrator():
+    return current_app.extensions.get("feltbank.calibrator")
+
+
+def _need():
+    c = calibrator()
+    if c is None:
+        abort(404, description="no calibration service runs here: use feltbank calibrate")
+    return c
+
+
+def next_label(c) -> str | None:
+    """The label to show the camera next: the first with the fewest captures under target."""
+    counts = c.counts()
+    short = [label for label in c.labels() if counts.get(label, 0) < c.target]
+    return min(short, key=lambda label: counts.get(label, 0)) if short else None
+
+
+@bp.get("/")
+@banker_required
+def index():
+    c = calibrator()
+    context = {"camera": camera_status(camera()), "calibrator": c}
+    if c is not None:
+        counts = c.counts()
+        labels = c.labels()
+        done = sum(min(counts.get(label, 0), c.target) for label in labels)
+        context.update(labels=labels, counts=counts, target=c.target, next=next_label(c),
+                       captured=round(100 * done / max(1, c.target * len(labels))),
+                       progress=c.progress(), versions=c.versions())
+    return render_template("calibration/index.html", **context)
+
+
+def _label(c, data: dict) -> str:
+    label = data.get("label")
+    if not isinstance(label, str) or label not in c.labels():
+        abort(400, description="capture needs 'label': one of " + ", ".join(c.labels()))
+    return label
+
+
+def _do(action) -> Response:
+    try:
+        result = action()
+    except ValueError as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify({"ok": True, "result": result})
+
+
+@bp.post("/capture")
+@banker_required
+def capture() -> Response:
+    c = _need()
+    label = _label(c, json_body())
+    return _do(lambda: c.capture(label))
+
+
+@bp.post("/learn")
+@banker_required
+def learn() -> Response:
+    c = _need()
+    return _do(c.learn)
+
+
+@bp.get("/status")
+@banker_required
+def status() -> Response:
+    c = _need()
+    return jsonify({"progress": c.progress(), "counts": c.counts(), "next": next_label(c),
+                    "versions": c.versions()})
+
+
+@bp.post("/activate")
+@banker_required
+def activate() -> Response:
+    c = _need()
+    version = json_body().get("version")
+    if not isinstance(version, str) or version not in c.versions().get("versions", []):
+        abort(400, description="activate needs 'version': one of the profile's versions")
+    return _do(lambda: c.activate(version))
+
+
+@bp.post("/rollback")
+@banker_required
+def rollback() -> Response:
+    c = _need()
+    return _do(c.rollback)

@@ -1,0 +1,98 @@
+"""Per-request access to the table, the camera and a read-only view of the journal."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from flask import abort, current_app, g, request
+
+from controller.journal import Journal, Record
+from controller.table import Table
+
+#: Integers beyond this are refused at the door: no table holds that many coins, and
+#: SQLite stores at most 64 bits.
+MAX_INT = 2**53
+MAX_DEPTH = 8
+
+
+def table() -> Table:
+    return current_app.extensions["feltbank.table"]
+
+
+def camera():
+    return current_app.extensions["feltbank.camera"]
+
+
+def live():
+    """The camera's door to the table (controller.live.LiveTable), or None."""
+    return current_app.extensions["feltbank.live"]
+
+
+def journal() -> Journal:
+    """A read-only connection to the table's journal for this request (WAL: never blocks)."""
+    if "journal" not in g:
+        g.journal = Journal(table().journal.path, readonly=True)
+    return g.journal
+
+
+def close_journal(_exc: BaseException | None = None) -> None:
+    j = g.pop("journal", None)
+    if j is not None:
+        j.close()
+
+
+def recent_records(n: int) -> list[Record]:
+    """The last `n` records, oldest first."""
+    j = journal()
+    return list(j.records(after=max(0, j.last_seq() - n)))
+
+
+def last_settlement(scan: int = 400) -> Record | None:
+    """The last record that settled bets at the end of a round (or returned them)."""
+    for record in reversed(recent_records(scan)):
+        if any(e.kind == "bet-settled" for e in record.events):
+            return record
+    return None
+
+
+def _check_value(value: Any, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        abort(400, description=f"the JSON is nested more than {MAX_DEPTH} deep")
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, int):
+        if abs(value) > MAX_INT:
+            abort(400, description=f"{value} is too large: numbers are at most {MAX_INT}")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            abort(400, description="numbers must be finite (no NaN or Infinity)")
+        return
+    if isinstance(value, list):
+        for v in value:
+            _check_value(v, depth + 1)
+        return
+    if isinstance(value, dict):
+        for v in value.values():
+            _check_value(v, depth + 1)
+        return
+    abort(400, description="the body holds a value JSON does not have")
+
+
+def json_body() -> dict:
+    """The request's JSON object, or 400 saying what is expected."""
+    if not request.is_json:
+        abort(415, description="send a JSON object with Content-Type: application/json")
+    try:
+        data = json.loads(request.get_data(as_text=True),
+                          parse_constant=lambda c: abort(400, description=f"{c} is not a number "
+                                                         "JSON accepts"))
+    except ValueError as exc:
+        abort(400, description=f"the body is not valid JSON: {exc}")
+    if not isinstance(data, dict):
+        abort(400, description="the body must be a JSON object, e.g. "
+                               '{"kind": "buy-in", "player": "Ann", "amount": 20}')
+    _check_value(data)
+    return data

@@ -1,0 +1,165 @@
+"""English and French: the dashboard's words. English is the key; French is looked up."""
+
+from __future__ import annotations
+
+from flask import current_app, session
+
+LANGUAGES = ("en", "fr")
+
+FRENCH = {
+    # frame
+    "Table": "Table",
+    "Money": "Caisse",
+    "Calibration": "Calibrage",
+    "Settings": "Réglages",
+    "Users": "Utilisateurs",
+    "Log out": "Déconnexion",
+    "Log in": "Connexion",
+    "User name": "Nom d'utilisateur",
+    "Password": "Mot de passe",
+    "Password again": "Mot de passe (encore)",
+    "Role": "Rôle",
+    "banker": "banquier",
+    "viewer": "spectateur",
+    "Seats": "Places",
+    "Seat": "Place",
+    "Player": "Joueur",
+    "Players": "Joueurs",
+    "Balance": "Solde",
+    "On the table": "Sur le tapis",
+    "Camera": "Caméra",
+    "No camera": "Pas de caméra",
+    "No camera is connected: enter each roll by hand below.":
+        "Aucune caméra n'est branchée : saisissez chaque lancer à la main ci-dessous.",
+    "Live": "En direct",
+    "Reconnecting…": "Reconnexion…",
+    "Journal": "Journal",
+    "Read-only screen": "Écran en lecture seule",
+    "Settlement": "Règlement",
+    "Last settlement": "Dernier règlement",
+    "Bet": "Mise",
+    "Stake": "Enjeu",
+    "Result": "Résultat",
+    "Paid": "Payé",
+    "win": "gagne",
+    "won": "gagné",
+    "rolls": "lancers",
+    "Lord Moon: bets lost": "Seigneur Lune : mises perdues",
+    "no combination": "pas de combinaison",
+    "the caster wins": "le lanceur gagne",
+    "the caster loses": "le lanceur perd",
+    "lose": "perd",
+    "push": "rendu",
+    # roll confirmation
+    "Confirm the roll": "Confirmer le lancer",
+    "Confirm": "Confirmer",
+    "Reject: read again": "Rejeter : relire",
+    "Tap the face each die shows.": "Touchez la face que montre chaque dé.",
+    "uncertain": "incertain",
+    "not read": "non lu",
+    "read by the camera": "lu par la caméra",
+    # chips and bets
+    "Chip": "Jeton",
+    "Bets": "Mises",
+    "Shooter": "Lanceur",
+    "Caster": "Lanceur",
+    "Roll": "Lancer",
+    "Set aside": "Mettre de côté",
+    "Set aside the selected dice": "Mettre de côté les dés choisis",
+    "Pass the dice": "Passer les dés",
+    "won the last turn: a new turn, or pass the dice":
+        "a gagné le dernier tour : nouveau tour, ou passer les dés",
+    "New turn: lay the bets": "Nouveau tour : posez les mises",
+    "Advisor": "Conseil",
+    "Standard Bet": "Mise standard",
+    "Bet for Lord Moon": "Mise pour Seigneur Lune",
+    "Win: bet 2 to win 3": "Gagne : 2 pour gagner 3",
+    "Lose: bet 3 to win 2": "Perd : 3 pour gagner 2",
+    "3 rolls: bet 1 to win 1": "3 lancers : 1 pour gagner 1",
+    "Fewer: bet 1 to win 1, bar Fortunes & Winds":
+        "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
+    "Banker sits here": "Le banquier est assis ici",
+    "Call the main": "Annoncer la main",
+    "Main": "Main",
+    "Chance": "Chance",
+    "Throws": "Coups",
+    "Losses in a row": "Pertes d'affilée",
+    "Throw": "Coup",
+    "caster wins": "le lanceur gagne",
+    "caster loses": "le lanceur perd",
+    "odds on the chance": "cote sur la chance",
+    "odds": "cote",
+    "Die 1": "Dé 1",
+    "Die 2": "Dé 2",
+    "Earth die": "Dé de la Terre",
+    "Water die": "Dé de l'Eau",
+    "Fire die": "Dé du Feu",
+    "Air die": "Dé de l'Air",
+    "Moon die": "Dé de la Lune",
+    "round": "manche",
+    "no camera": "pas de caméra",
+    "nobody is seated": "personne n'est assis",
+    # money
+    "Buy in": "Achat de jetons",
+    "Cash out": "Encaisser",
+    "Join": "S'asseoir",
+    "Leave": "Partir",
+    "Amount": "Montant",
+    "Filter": "Filtrer",
+    "Export CSV": "Exporter CSV",
+    "Export JSONL": "Exporter JSONL",
+    "Statements": "Relevés",
+    "Print": "Imprimer",
+    "House result": "Résultat de la maison",
+    "Odds and house edge": "Cotes et avantage de la maison",
+    "Probability": "Probabilité",
+    "Pays": "Paie",
+    "House edge": "Avantage maison",
+    "Worst edge": "Pire avantage",
+    "favours the player": "favorise le joueur",
+    "These bets favour the player at the house's pays:":
+        "Ces mises favorisent le joueur aux paiements de la maison :",
+    # calibration
+    "Show this face to the camera, anywhere on the felt:":
+        "Montrez cette face à la caméra, n'importe où sur le tapis :",
+    "Every face has its captures.": "Chaque face a ses captures.",
+    "Capture": "Capturer",
+    "Captured": "Capturé",
+    "Learn": "Apprendre",
+    "Accuracy": "Précision",
+    "Confused pairs": "Paires confondues",
+    "Profiles": "Profils",
+    "active": "actif",
+    "Activate": "Activer",
+    "Roll back": "Revenir en arrière",
+    # settings
+    "Save": "Enregistrer",
+    "Saved.": "Enregistré.",
+    "Apply to the table now": "Appliquer à la table maintenant",
+    "Language": "Langue",
+    # wizard
+    "Welcome to feltbank": "Bienvenue dans feltbank",
+    "Create the banker's account": "Créez le compte du banquier",
+    "Create": "Créer",
+    "Add a user": "Ajouter un utilisateur",
+    "Remove": "Supprimer",
+}
+
+#: Words the scripts need.
+SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm")
+
+
+def language() -> str:
+    lang = session.get("lang") or current_app.config.get("LANGUAGE", "en")
+    return lang if lang in LANGUAGES else "en"
+
+
+def t(text: str) -> str:
+    """`text` in the session's language."""
+    if language() == "fr":
+        return FRENCH.get(text, text)
+    return text
+
+
+def script_words() -> dict[str, str]:
+    return {w: t(w) for w in SCRIPT_WORDS}

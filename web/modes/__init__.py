@@ -1,0 +1,96 @@
+"""Each mode's page: one small module plugging into the shared frame.
+
+A mode's module makes a `ModePage`: its fragment template, a `context()` with what the
+fragment shows, and a `confirmation()` describing the chance step (the roll) the banker
+confirms or enters by hand. A mode with no module gets the generic page, built from
+`Engine.command_kinds()`, so a new mode is playable before it has a page of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.errors import IllegalCommand
+from controller.games.base import Command, Engine, State
+
+#: Chips the banker taps before a bet spot.
+CHIPS = (1, 2, 3, 5, 10, 20, 50, 100)
+
+
+@dataclass(frozen=True)
+class PageInput:
+    """What a mode's page is made from."""
+
+    engine: Engine
+    state: State
+    view: dict
+    banker: bool = True
+
+
+@dataclass(frozen=True)
+class ModePage:
+    mode: str
+    template: str
+    context: Callable[[PageInput], dict]
+    confirmation: Callable[[PageInput], dict | None] = field(default=lambda page: None)
+    #: The seat holding the dice (the shooter, the caster), for the frame.
+    holder: Callable[[PageInput], str | None] = field(default=lambda page: None)
+    #: What the frame calls the holder.
+    holder_word: str = "Shooter"
+    #: Bet spots in words, for the settlement.
+    bet_words: dict = field(default_factory=dict)
+    #: The faces a die read as `label` may show (None: unread), for the banker's correction.
+    faces_for: Callable[[str | None], list] = field(default=lambda label: [])
+    #: A mark printed beside each face on the buttons (the kanji of Fortunes and Winds).
+    face_marks: dict = field(default_factory=dict)
+
+
+def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
+    """Why `kind` with `args` would be refused now (the tooltip of a greyed control), or None."""
+    try:
+        engine.verify(state, Command(kind, args, "check"))
+    except IllegalCommand as exc:
+        return str(exc)
+    return None
+
+
+def manual_rows(dice: list[tuple[str, str, list]]) -> list[dict]:
+    """Rows of the roll the banker enters by hand: each die (key, title) and its faces."""
+    return [{"key": key, "title": title, "faces": faces} for key, title, faces in dice]
+
+
+_PAGES: dict[str, ModePage] = {}
+
+
+def register(page: ModePage) -> ModePage:
+    _PAGES[page.mode] = page
+    return page
+
+
+def page_for(mode: str) -> ModePage:
+    """The page of `mode`, or the generic one."""
+    return _PAGES.get(mode) or generic
+
+
+def _generic_context(page: PageInput) -> dict:
+    forms = []
+    for kind, spec in sorted(page.engine.command_kinds().items()):
+        if kind in ("join", "leave", "buy-in", "cash-out", "configure"):
+            continue  # the frame and the money page have these
+        forms.append({"kind": kind, "args": [
+            {"name": name, "type": arg.type.__name__, "optional": arg.optional,
+             "choices": list(arg.choices) if arg.choices else None, "minimum": arg.minimum,
+             "describe": arg.describe()} for name, arg in spec.items()]})
+    return {"forms": forms}
+
+
+generic = ModePage("*", "modes/generic.html", _generic_context)
+
+#: How rounds end, in words (the events' `result`).
+RESULT_WORDS = {"win": "won", "lord-moon": "Lord Moon: bets lost",
+                "no-combination": "no combination", "caster-wins": "the caster wins",
+                "caster-loses": "the caster loses"}
+
+from web.modes import fortunes_winds, hazard  # noqa: E402, F401

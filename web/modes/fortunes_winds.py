@@ -1,0 +1,139 @@
+"""Fortunes and Winds' page: the felt (standard, Lord Moon, side bets per seat), the dice,
+set-aside, the advisor's hint, pass or a new turn."""
+
+from __future__ import annotations
+
+import logging
+
+from controller.errors import IllegalCommand
+from controller.games.fortunes_winds import (
+    BET_NAMES,
+    DIE,
+    DIE_NAMES,
+    DIE_OF,
+    LABELS,
+    LORD_MOON_SPOT,
+    MAX_SET_ASIDE,
+    MOON_DIE,
+    STANDARD,
+    pays_of,
+    smallest_stake,
+    stake_unit,
+)
+from web.modes import ModePage, PageInput, manual_rows, reason, register
+
+log = logging.getLogger(__name__)
+
+#: The kanji printed on each face (the seed's dice).
+KANJI = {"EARTH": "土", "NORTH": "北", "RICE": "米", "WATER": "水", "EAST": "東", "FISH": "魚",
+         "FIRE": "火", "WEST": "西", "TREE": "木", "AIR": "風", "SOUTH": "南", "BIRD": "鳥",
+         "VOID": "空", "FORTUNES": "運", "SUN": "陽", "MOON": "月"}
+
+#: The felt's spaces for one seat, as the seed draws them: (bet, words), two rows.
+FELT = (
+    (("daikoku-for", "Win: bet 2 to win 3"), (STANDARD, "Standard Bet"),
+     ("lady-sun-tea", "3 rolls: bet 1 to win 1")),
+    (("daikoku-against", "Lose: bet 3 to win 2"), (LORD_MOON_SPOT, "Bet for Lord Moon"),
+     ("hungry-moon", "Fewer: bet 1 to win 1, bar Fortunes & Winds")),
+)
+
+
+def _advice(state) -> dict | None:
+    if not state.roll:
+        return None
+    try:
+        from controller.advisor import advise_state
+    except ImportError:
+        return None
+    try:
+        advice = advise_state(state)
+    except IllegalCommand as exc:
+        # E.g. after dice were set aside on this roll: the choice is made, no hint to give.
+        log.debug("no advice: %s", exc)
+        return None
+    except Exception:  # the hint is a help; the table goes on without it
+        log.exception("the advisor failed")
+        return None
+    if not advice or advice.get("turn_over"):
+        return None
+    return advice.get("max-return")
+
+
+def context(page: PageInput) -> dict:
+    engine, state, view = page.engine, page.state, page.view
+    settings = state.settings
+    offered = set(view["bet_kinds"])
+    seats = []
+    for player in state.seats:
+        on = view["bets"].get(player, {})
+        rows = []
+        for row in FELT:
+            spots = []
+            for kind, words in row:
+                spot = {"bet": kind, "words": words, "amount": on.get(kind, 0),
+                        "name": BET_NAMES.get(kind, "Lord Moon money")}
+                if kind == LORD_MOON_SPOT:
+                    spot.update(passive=True, reason="the Lord Moon money is laid with the "
+                                "standard bet, as much again")
+                elif kind not in offered:
+                    spot.update(passive=True, reason="this house has no space for betting "
+                                "against the shooter")
+                else:
+                    least = smallest_stake(settings, kind) or stake_unit(settings, kind)
+                    spot.update(unit=stake_unit(settings, kind), least=least,
+                                pays=None if kind == STANDARD else str(pays_of(settings, kind)),
+                                reason=reason(engine, state, "bet", player=player, bet=kind,
+                                              amount=least))
+                spots.append(spot)
+            rows.append(spots)
+        seats.append({"player": player, "shooter": player == state.shooter, "rows": rows,
+                      "balance": view["balances"].get(player, 0)})
+    showing = view["showing"]
+    past = False
+    if not state.roll and state.last_turn is not None:
+        # Between turns the dice still show how the last turn ended.
+        showing, past = dict(zip(DIE_NAMES, state.last_turn.showing, strict=False)), True
+    pickable = state.roll and view["may_set_aside"] > 0
+    dice = []
+    for name in DIE_NAMES:
+        face = showing.get(name)
+        aside = name in state.set_aside
+        dice.append({"die": name, "title": DIE[name].title, "colour": DIE[name].colour,
+                     "face": face, "aside": aside, "past": past, "kanji": KANJI.get(face, ""),
+                     "pickable": bool(pickable and face and not aside and name != MOON_DIE)})
+    first_pick = next((d["face"] for d in dice if d["pickable"]), None)
+    set_aside_reason = (reason(engine, state, "set-aside", dice=[first_pick]) if first_pick
+                        else "dice are set aside after a roll with neither Lord Moon nor a "
+                             "combination" if not state.roll else
+                        f"at most {MAX_SET_ASIDE} white dice are set aside in a turn")
+    return {"seats": seats, "dice": dice, "shooter": state.shooter, "roll": state.roll,
+            "phase": view["phase"], "may_set_aside": view["may_set_aside"],
+            "set_aside_reason": set_aside_reason,
+            "pass_reason": reason(engine, state, "pass"),
+            "may_pass": view["may_pass"], "won_last": state.won_last,
+            "advice": _advice(state), "last_turn": view["last_turn"]}
+
+
+def confirmation(page: PageInput) -> dict:
+    state = page.state
+    rows = manual_rows([(d, DIE[d].title, list(dict.fromkeys(DIE[d].faces)))
+                        for d in state.to_roll()])
+    for row in rows:
+        row["colour"] = DIE[row["key"]].colour
+    return {"kind": "roll", "arg": "faces", "ints": False, "rows": rows,
+            "key": f"{state.rounds}-{state.roll}",
+            "reason": reason(page.engine, state, "roll",
+                             faces=[DIE[d].faces[0] for d in state.to_roll()])}
+
+
+def faces_for(label: str | None) -> list[str]:
+    """The faces of the die that `label` is on; every face when the die was not read."""
+    if label in DIE_OF:
+        return list(dict.fromkeys(DIE[DIE_OF[label]].faces))
+    return list(LABELS)
+
+
+register(ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
+                  holder=lambda page: page.state.shooter,
+                  bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
+                  faces_for=faces_for, face_marks=KANJI))

@@ -1,0 +1,214 @@
+"""The table: the shared frame (seats, balances, camera, roll confirmation, journal) around
+the mode's page, and the JSON door through which the banker's commands go."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, g, jsonify, render_template
+
+from controller.errors import IllegalCommand
+from controller.games.base import Command
+from controller.table import CommandIdReused
+from web.auth import banker_required, login_required
+from web.camera import camera_status
+from web.data import camera, json_body, last_settlement, live, recent_records, table
+from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
+
+bp = Blueprint("table", __name__)
+
+
+def describe(record) -> str:
+    """One line of the journal for people: what was asked, in short."""
+    args = " ".join(f"{k}={v}" for k, v in record.command.args.items() if k != "settings")
+    return f"{record.command.kind} {args}".strip()
+
+
+def frame_context() -> dict:
+    """Everything the table page shows, from one snapshot of the state."""
+    t = table()
+    state = t.state
+    view = t.view()
+    if state is None:
+        return {"view": view, "mode": None, "camera": camera_status(camera()), "pending": None,
+                "confirm": None, "holder": None}
+    engine = t.engine
+    page = PageInput(engine, state, view, banker=g.user.is_banker)
+    mode = page_for(state.mode)
+    on_table: dict[str, int] = {}
+    for player in state.seats:
+        on_table[player] = state.ledger.on_table(player)
+    settlement = last_settlement()
+    return {
+        "view": view,
+        "mode": mode,
+        "mode_context": mode.context(page),
+        "confirm": mode.confirmation(page),
+        "holder": mode.holder(page),
+        "holder_word": mode.holder_word,
+        "marks": mode.face_marks,
+        "result_words": RESULT_WORDS,
+        "on_table": on_table,
+        "pending": pending_context(mode),
+        "camera": camera_status(camera()),
+        "settlement": settlement,
+        "journal_tail": [(r, describe(r)) for r in reversed(recent_records(8))],
+        "chips": CHIPS,
+    }
+
+
+def pending_context(mode) -> dict | None:
+    """The camera's reading waiting for the banker: each die read, unsure ones flagged."""
+    door = live()
+    pending = door.pending if door is not None else None
+    if pending is None:
+        return None
+    reading = pending.reading
+    rows = []
+    crops = pending.extra.get("crops") or ()
+    if not isinstance(crops, list | tuple):
+        crops = ()
+    for index, seen in enumerate(pending.observation.objects):
+        unsure = index in reading.uncertain or seen.label is None
+        faces = mode.faces_for(seen.label)
+        for label, _score in seen.candidates:
+            if label not in faces:
+                faces.append(label)
+        rows.append({"index": index, "label": seen.label, "confidence": seen.confidence,
+                     "center": [round(float(v), 1) for v in seen.center],
+                     "zone": seen.zone, "kind": seen.kind, "unsure": unsure, "faces": faces,
+                     "crop": index < len(crops) and isinstance(crops[index], bytes | bytearray)
+                     and bool(crops[index])})
+    return {"id": pending.id, "rows": rows, "problems": list(reading.problems),
+            "ready": reading.ready,
+            "frame": isinstance(pending.extra.get("frame_jpeg"), bytes | bytearray),
+            "marks": mode.face_marks}
+
+
+@bp.get("/")
+@login_required
+def page():
+    return render_template("table/page.html", **frame_context())
+
+
+@bp.get("/table/panel")
+@login_required
+def panel():
+    return render_template("table/panel.html", **frame_context())
+
+
+@bp.get("/api/state")
+@login_required
+def state() -> Response:
+    out = table().view()
+    out["camera"] = camera_status(camera())
+    out["user"] = {"name": g.user.name, "role": g.user.role}
+    return jsonify(out)
+
+
+def _command() -> Command:
+    data = json_body()
+    try:
+        cmd = Command.from_json(data)
+    except IllegalCommand as exc:
+        raise _Refused(str(exc), 400) from None
+    if not cmd.id:
+        raise _Refused("every command from the dashboard carries its own 'id' (a fresh random "
+                       "string), so that a retry is never applied twice", 400)
+    return cmd
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, status: int = 422):
+        super().__init__(message)
+        self.status = status
+
+
+@bp.errorhandler(_Refused)
+def refused(exc: _Refused):
+    return jsonify({"error": str(exc)}), exc.status
+
+
+@bp.post("/api/command")
+@banker_required
+def command() -> Response:
+    """Submit one command; its outcome, or the refusal with the reason (nothing changed)."""
+    cmd = _command()
+    try:
+        outcome = table().submit(cmd, source=f"dashboard:{g.user.name}")
+    except CommandIdReused as exc:
+        return jsonify({"error": str(exc)}), 409
+    except IllegalCommand as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify(outcome.to_json()), 200 if outcome.repeated else 201
+
+
+@bp.post("/api/check")
+@banker_required
+def check() -> Response:
+    """Would this command be accepted now? Nothing is applied."""
+    cmd = _command()
+    t = table()
+    state = t.state
+    try:
+        if state is None or cmd.kind == "open":
+            from controller import games
+
+            games.apply(state, cmd)
+        else:
+            t.engine.verify(state, cmd)
+    except IllegalCommand as exc:
+        return jsonify({"ok": False, "reason": str(exc)})
+    return jsonify({"ok": True, "reason": None})
+
+
+# -- the camera's reading: confirm (with the banker's corrections) or reject ---------------------
+
+
+def _door():
+    door = live()
+    if door is None:
+        abort(404, description="no camera pipeline runs here: enter the roll by hand")
+    return door
+
+
+def _pending_id(data: dict) -> str:
+    pending = data.get("pending")
+    if not isinstance(pending, str) or not 0 < len(pending) <= 64:
+        raise _Refused("name the reading: {\"pending\": ID} as the page shows it", 400)
+    return pending
+
+
+@bp.post("/api/live/confirm")
+@banker_required
+def confirm_reading() -> Response:
+    """Apply the waiting reading, the banker's taps correcting dice by their index."""
+    door = _door()
+    data = json_body()
+    pending = _pending_id(data)
+    raw = data.get("corrections", {})
+    if not isinstance(raw, dict):
+        raise _Refused("corrections are {\"INDEX\": \"LABEL\"}, e.g. {\"1\": \"EAST\"}", 400)
+    corrections = {}
+    for key, label in raw.items():
+        if not (isinstance(key, str) and key.isdigit() and len(key) < 4) or not isinstance(
+                label, str) or not 0 < len(label) <= 64:
+            raise _Refused("corrections are {\"INDEX\": \"LABEL\"}, e.g. {\"1\": \"EAST\"}",
+                           400)
+        corrections[int(key)] = label
+    try:
+        outcomes = door.confirm(pending, corrections)
+    except IllegalCommand as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify({"outcomes": [o.to_json() for o in outcomes]})
+
+
+@bp.post("/api/live/reject")
+@banker_required
+def reject_reading() -> Response:
+    """Throw the waiting reading away: the dice are read again."""
+    door = _door()
+    pending = _pending_id(json_body())
+    try:
+        door.reject(pending)
+    except IllegalCommand as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify({"rejected": pending})
