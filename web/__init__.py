@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from controller.config import Config, load_config, user_config_path
 from controller.live import LiveTable
 from controller.table import Table
 from web import auth, calibration, data, money, settings_page
+from web import health as health_page
 from web import live as live_pages
 from web import table as table_pages
 from web.camera import Camera
@@ -41,10 +42,11 @@ log = logging.getLogger(__name__)
 
 def create_app(config: Mapping[str, Any] | None = None, table: Table | None = None,
                camera: Camera | None = None, live: LiveTable | None = None,
-               calibrator: Any = None) -> Flask:
+               calibrator: Any = None, health: Callable[[], dict] | None = None) -> Flask:
     """The dashboard of `table` (opened from the configuration when not given); `live` is
     the camera's door to the table, whose waiting readings the banker confirms here;
-    `calibrator` the vision side's calibration service (see web/calibration.py)."""
+    `calibrator` the vision side's calibration service (see web/calibration.py); `health`
+    reports each part of the running table for /healthz (default: the journal's only)."""
     overrides = dict(config or {})
     conf: Config = overrides.pop("FELTBANK", None) or load_config()
     app = Flask(__name__)
@@ -90,6 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         "feltbank.config": conf,
         "feltbank.live": live,
         "feltbank.calibrator": calibrator,
+        "feltbank.health": health or (lambda: {"journal": health_page.table_health(table)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
         "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
@@ -102,7 +105,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
     app.teardown_appcontext(auth.close_users)
     app.teardown_appcontext(data.close_journal)
     for bp in (auth.bp, table_pages.bp, money.bp, settings_page.bp, calibration.bp,
-               live_pages.bp):
+               live_pages.bp, health_page.bp):
         app.register_blueprint(bp)
 
     @app.context_processor

@@ -25,8 +25,8 @@ from web.users import User, UserError, UserStore
 bp = Blueprint("auth", __name__)
 
 #: Endpoints reachable before the first-run wizard is done / without logging in.
-BEFORE_SETUP = frozenset({"auth.setup", "static", "auth.language"})
-PUBLIC = frozenset({"auth.login", "auth.setup", "static", "auth.language"})
+BEFORE_SETUP = frozenset({"auth.setup", "static", "auth.language", "health.healthz"})
+PUBLIC = frozenset({"auth.login", "auth.setup", "static", "auth.language", "health.healthz"})
 
 
 def users() -> UserStore:

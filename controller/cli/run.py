@@ -77,7 +77,7 @@ def table_service(config):
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
     try:
-        yield Service(table, live, supervisor)
+        yield Service(table, live, supervisor, devices)
     finally:
         supervisor.stop()
         for ticker in tickers:
@@ -90,6 +90,22 @@ class Service:
     table: Table
     live: LiveTable
     supervisor: Supervisor
+    devices: TableDevices
+
+    def health(self) -> dict:
+        """Each part of the running table, for /healthz."""
+        from web.health import table_health
+
+        spooler = self.devices.spooler
+        printer = ({"ok": spooler.status.ok, **spooler.status.to_json()} if spooler
+                   else {"ok": True, "connection": "none"})
+        return {
+            "journal": table_health(self.table),
+            "printer": printer,
+            "camera": {"ok": True, "state": "none", "reason": "no camera is configured"},
+            "heartbeats": {"ok": not self.supervisor.stale(),
+                           "parts": self.supervisor.health()},
+        }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +161,8 @@ def serve_dev(config, service: Service, host: str, port: int) -> int:
     """The dashboard on Flask's development server, in this process, without the reloader."""
     from web import create_app
 
-    app = create_app({"FELTBANK": config}, table=service.table, live=service.live)
+    app = create_app({"FELTBANK": config}, table=service.table, live=service.live,
+                     health=service.health)
     log.info("dashboard (development server) on %s:%d", host, port)
     app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False,
             ssl_context=tls_files(config))
@@ -198,7 +215,8 @@ def serve(config, host: str, port: int) -> int:
             self.cfg.set("worker_exit", lambda server, worker: service_cm.__exit__(None, None,
                                                                                   None))
             service.supervisor.start()
-            return create_app({"FELTBANK": config}, table=service.table, live=service.live)
+            return create_app({"FELTBANK": config}, table=service.table, live=service.live,
+                              health=service.health)
 
     log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
              config["web.threads"])

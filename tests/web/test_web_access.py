@@ -247,6 +247,7 @@ ACCESS = {
     ("GET", "/login"): "public",
     ("POST", "/login"): "public",
     ("POST", "/language/en"): "public",
+    ("GET", "/healthz"): "public",
     ("POST", "/logout"): "login",
     ("GET", "/"): "login",
     ("GET", "/table/panel"): "login",

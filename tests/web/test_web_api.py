@@ -133,3 +133,18 @@ def test_unknown_api_path_is_a_json_404(client, banker):
 def test_wrong_method_is_a_json_405(client, banker):
     response = client.get("/api/command")
     assert response.status_code == 405 and response.is_json
+
+
+def test_healthz_needs_no_login_and_reports_the_journal(app):
+    client = app.test_client()
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    report = response.get_json()
+    assert report["ok"] and report["journal"]["ok"] and report["journal"]["schema"] >= 2
+
+
+def test_healthz_is_503_when_a_part_fails(app):
+    app.extensions["feltbank.health"] = lambda: {"journal": {"ok": True},
+                                                 "printer": {"ok": False, "error": "no paper"}}
+    response = app.test_client().get("/healthz")
+    assert response.status_code == 503 and response.get_json()["printer"]["error"] == "no paper"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -61,8 +62,13 @@ def test_web_settings_are_validated(tmp_path):
 @pytest.mark.parametrize("server", ["gunicorn", "dev"])
 def test_feltbank_run_serves_the_wizard(tmp_path, server):
     port = free_port()
+    # systemd's side of Type=notify and WatchdogSec=: a datagram socket the service talks to.
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(10)
     env = {**os.environ, "FELTBANK_DATA": str(tmp_path / "data"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "NOTIFY_SOCKET": str(tmp_path / "notify"), "WATCHDOG_USEC": "1000000"}
     main = "import sys; from controller.cli import main; sys.exit(main())"
     argv = [sys.executable, "-c", main, "run", "--host", "127.0.0.1", "--port",
             str(port)] + (["--dev"] if server == "dev" else [])
@@ -81,11 +87,21 @@ def test_feltbank_run_serves_the_wizard(tmp_path, server):
                     pytest.fail(f"the server did not start: {log.read_text()}")
                 time.sleep(0.2)
         assert "Welcome to feltbank" in page
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+            health = json.loads(r.read())
+        assert health["ok"] and health["journal"]["commands"] == 1  # the table opened
+        assert health["printer"]["ok"] and set(health["heartbeats"]["parts"]) >= {
+            "table", "devices"}
+        # READY=1 (gunicorn's master says it too), then the supervisor's watchdog pings.
+        messages = [notify.recv(200) for _ in range(4)]
+        assert any(m.startswith(b"READY=1") for m in messages)
+        assert b"WATCHDOG=1" in messages
         assert (tmp_path / "data" / "journal.sqlite3").exists()
         assert (tmp_path / "data" / "users.sqlite3").exists()
         if server == "gunicorn":
             assert "gthread" in log.read_text()
     finally:
+        notify.close()
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=15)

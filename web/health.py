@@ -1,0 +1,28 @@
+"""/healthz: is the table working? For the supervisor, monitoring and the banker. No login."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify
+
+bp = Blueprint("health", __name__)
+
+
+def table_health(table) -> dict:
+    """The journal part of the health: the table answers and its journal reads."""
+    if not table.responsive(timeout=2.0):
+        return {"ok": False, "error": "the table service does not answer (its lock is held)"}
+    try:
+        view = table.view()
+    except Exception as exc:  # the journal itself failing is what this reports
+        return {"ok": False, "error": f"the journal does not read: {exc}"}
+    return {"ok": True, "path": str(table.journal.path), "commands": view.get("seq", 0),
+            "schema": table.journal.schema_version}
+
+
+@bp.get("/healthz")
+def healthz():
+    """Each part's health; 200 when all are ok, 503 when any is not."""
+    report = current_app.extensions["feltbank.health"]()
+    report["ok"] = all(part.get("ok", True) for part in report.values()
+                       if isinstance(part, dict))
+    return jsonify(report), 200 if report["ok"] else 503
