@@ -77,7 +77,7 @@ def table_service(config):
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
     try:
-        yield Service(table, live, supervisor, devices)
+        yield Service(table, live, supervisor, devices, tickers)
     finally:
         supervisor.stop()
         for ticker in tickers:
@@ -91,6 +91,30 @@ class Service:
     live: LiveTable
     supervisor: Supervisor
     devices: TableDevices
+    tickers: list[Ticker]
+
+    def watch_web(self, host: str, port: int, tls: bool = False) -> None:
+        """Beat the "web" heartbeat while the dashboard's own server answers /healthz."""
+        scheme = "https" if tls else "http"
+        target = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+        url = f"{scheme}://{target}:{port}/healthz"
+
+        def answers() -> bool:
+            import ssl
+            import urllib.error
+            import urllib.request
+
+            context = ssl._create_unverified_context() if tls else None  # its own cert
+            try:
+                with urllib.request.urlopen(url, timeout=5, context=context) as response:
+                    return response.status in (200, 503)  # it answered: the threads serve
+            except urllib.error.HTTPError as exc:
+                return exc.code == 503
+            except OSError:
+                return False
+
+        self.tickers.append(Ticker(self.supervisor.heartbeat("web", max_age=30), answers,
+                                   every=5))
 
     def health(self) -> dict:
         """Each part of the running table, for /healthz."""
@@ -127,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
                               flush=True)
             return 0
         if args.dev:
+            service.watch_web(host, port, tls=tls_files(config) is not None)
             service.supervisor.start()
             return serve_dev(config, service, host, port)
         stop = threading.Event()
@@ -214,6 +239,7 @@ def serve(config, host: str, port: int) -> int:
             service = service_cm.__enter__()
             self.cfg.set("worker_exit", lambda server, worker: service_cm.__exit__(None, None,
                                                                                   None))
+            service.watch_web(host, port, tls=tls_files(config) is not None)
             service.supervisor.start()
             return create_app({"FELTBANK": config}, table=service.table, live=service.live,
                               health=service.health)

@@ -91,7 +91,7 @@ def test_feltbank_run_serves_the_wizard(tmp_path, server):
             health = json.loads(r.read())
         assert health["ok"] and health["journal"]["commands"] == 1  # the table opened
         assert health["printer"]["ok"] and set(health["heartbeats"]["parts"]) >= {
-            "table", "devices"}
+            "table", "devices", "web"}
         # READY=1 (gunicorn's master says it too), then the supervisor's watchdog pings.
         messages = [notify.recv(200) for _ in range(4)]
         assert any(m.startswith(b"READY=1") for m in messages)
