@@ -10,8 +10,10 @@ from escpos.printer import Dummy
 from controller.cli.hardware import TableDevices
 from controller.config import load_config
 from controller.games.base import Command
+from controller.games.observation import Observation, Seen
 from controller.games.play import seated_table
 from controller.journal import Journal
+from controller.live import LiveTable
 from controller.table import Table
 from hardware.pins import pin_factory
 from hardware.printer import PrinterConfig, ReceiptPrinter
@@ -37,16 +39,18 @@ def wait_for(check, seconds=3.0):
 
 @pytest.fixture
 def rig(tmp_path):
-    config_file = tmp_path / "feltbank.toml"
-    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 0.2\n')
-    config = load_config(config_file)
+    """A Fortunes and Winds table of two with its devices on mock pins and a Dummy printer."""
     table = Table(Journal(tmp_path / "journal.sqlite3"))
     for cmd in seated_table("fortunes-winds", players=2, coins=100):
         table.submit(cmd)
+    live = LiveTable(table, confirm="banker")
     factory = pin_factory("mock")
     device = Switchable()
     printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer"), device=device)
-    devices = TableDevices(config, table, factory=factory, printer=printer)
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 0.2\n')
+    devices = TableDevices(load_config(config_file), table, live=live, factory=factory,
+                           printer=printer)
     devices.spooler.retry_first = 0.05
     yield table, devices, factory, device
     devices.close()
@@ -115,31 +119,17 @@ def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
     assert device.output.count(b"BET SLIP") == 1
 
 
-def test_the_confirm_and_reject_buttons_act_on_the_read_roll(tmp_path):
-    from controller.games.observation import Observation, Seen
-    from controller.live import LiveTable
-
-    config_file = tmp_path / "feltbank.toml"
-    config_file.write_text('[gpio]\nhold_seconds = 0.2\n[printer]\nconnection = "none"\n')
-    config = load_config(config_file)
-    table = Table(Journal(tmp_path / "journal.sqlite3"))
-    for cmd in seated_table("fortunes-winds", players=1, coins=100):
-        table.submit(cmd)
+def test_the_confirm_and_reject_buttons_act_on_the_read_roll(rig):
+    table, devices, factory, _ = rig
+    live = devices.live
     table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
-    live = LiveTable(table, confirm="banker")
-    factory = pin_factory("mock")
-    devices = TableDevices(config, table, live=live, factory=factory)
-    try:
-        faces = ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
-        live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces))))
-        assert devices.lights.state == "reading"
-        press(factory, 17)  # confirm
-        assert wait_for(lambda: table.state.roll == 1)
-        assert devices.lights.state == "rolling"
-        live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces[:3]))))
-        assert devices.lights.state == "needs_banker"
-        press(factory, 27)  # reject: read again
-        assert wait_for(lambda: live.pending is None) and table.state.roll == 1
-    finally:
-        devices.close()
-        factory.reset()
+    faces = ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
+    live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces))))
+    assert devices.lights.state == "reading"
+    press(factory, 17)  # confirm
+    assert wait_for(lambda: table.state.roll == 1)
+    assert devices.lights.state == "rolling"
+    live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces[:3]))))
+    assert devices.lights.state == "needs_banker"
+    press(factory, 27)  # reject: read again
+    assert wait_for(lambda: live.pending is None) and table.state.roll == 1
