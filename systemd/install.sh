@@ -50,7 +50,8 @@ make_venv() {
         python3 -m venv --system-site-packages "$APP/.venv"
     fi
     # No [cv] extra: pip's OpenCV (or a second numpy) in this venv would break picamera2.
-    "$APP/.venv/bin/pip" install --disable-pip-version-check -q --upgrade "$APP"
+    # Editable: the code runs from /opt/feltbank, next to its calibration/ profiles.
+    "$APP/.venv/bin/pip" install --disable-pip-version-check -q --upgrade -e "$APP"
 }
 
 place_files() {

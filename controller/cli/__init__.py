@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = [
     "bench",
     "hardware",
     "games",
+    "vision",
 ]
 
 

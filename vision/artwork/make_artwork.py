@@ -15,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 KANJI = "土北米水東魚火西木風南鳥空運陽月"
-LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -&"
+LATIN = "".join(chr(c) for c in range(32, 127))  # printable ASCII
 SOURCES = {
     "sans": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", "NotoSansCJKjp-Bold-feltbank.otf"),
     "serif": (
@@ -115,6 +115,7 @@ def main() -> None:
     (HERE / "glyphs.json").write_text(json.dumps(out, separators=(",", ":")), encoding="utf-8")
     lic = Path(COPYRIGHT_FILE).read_text(encoding="utf-8")
     body = lic[lic.index("License: SIL-1.1\n -----") + len("License: SIL-1.1\n") :]
+    body = body[: body.index("OTHER DEALINGS IN THE FONT SOFTWARE.") + 36]
     body = "\n".join(re.sub(r"^ \.?", "", line) for line in body.splitlines())
     header = "\n".join(f"{v['font']}: {v['copyright']}" for v in out.values())
     (HERE / "OFL.txt").write_text(header + "\n\n" + body.strip() + "\n", encoding="utf-8")

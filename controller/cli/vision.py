@@ -1,0 +1,350 @@
+"""`feltbank calibrate`, `recognize`, `print labels|markers` and `bench vision`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from vision.errors import VisionError
+
+ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
+FONT_FILE = ARTWORK / "NotoSansCJKjp-Bold-feltbank.otf"
+DEFAULT_PROFILE = Path(__file__).resolve().parents[2] / "calibration" / "fortunes-and-winds"
+MM_PER_PT = 25.4 / 72
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the vision subcommands to the top-level parser."""
+    p = subparsers.add_parser(
+        "calibrate", help="learn a dice profile from labelled captures",
+        description="Learn a recognition profile from DIR/<LABEL>/*.png captures (one die, "
+        "that face up), report held-out accuracy, and write it as a new profile version.")
+    p.add_argument("--captures", metavar="DIR", help="one sub-folder per label (+ _empty/)")
+    p.add_argument("--out", metavar="PROFILE", required=True,
+                   help="profile folder (a store of versions v001/, v002/…)")
+    p.add_argument("--activate", action="store_true", help="make the new version active")
+    p.add_argument("--rollback", action="store_true",
+                   help="re-activate the previously active version of --out (no captures)")
+    p.add_argument("--die-set", default="fortunes-and-winds",
+                   help="die set name; a name feltbank does not know takes the folder names "
+                        "as labels (tables that print their own labels)")
+    p.add_argument("--camera-controls", metavar="JSON",
+                   help='the camera\'s locked controls to keep with the profile, e.g. '
+                        '\'{"ExposureTime": 12000, "AnalogueGain": 1.5, '
+                        '"ColourGains": [1.9, 1.6]}\'')
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = subparsers.add_parser("recognize", help="read the dice in image files")
+    p.add_argument("--profile", metavar="PROFILE", default=str(DEFAULT_PROFILE),
+                   help="profile folder or store (default: the shipped profile)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--die-set", help="refuse a profile made for another die set")
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.set_defaults(func=cmd_recognize)
+
+    p = subparsers.add_parser("print", help="printables at true size (PDF)")
+    p.add_argument("what", choices=["labels", "markers"])
+    p.add_argument("--out", required=True, metavar="FILE.pdf")
+    p.add_argument("--die-mm", type=float, default=16.0, help="die edge in mm (labels)")
+    p.add_argument("--marker-mm", type=float, default=36.0, help="marker side in mm (markers)")
+    p.set_defaults(func=cmd_print)
+
+
+def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
+    """Add `bench vision` to the shared `bench` command group."""
+    p = bench_subparsers.add_parser(
+        "vision", help="dice recognition benchmark on generated scenes",
+        description="Calibrate on generated captures, read >= 1000 unseen dice (a hard share: "
+        "low light, strong glare, touching dice, tilted camera) and report the figures.")
+    p.add_argument("--quick", action="store_true", help="a small run (CI speed)")
+    p.add_argument("--dice", type=int, default=None, help="how many dice (default 1000)")
+    p.add_argument("--seed", type=int, default=20261121)
+    p.add_argument("--unseen-art", action="store_true",
+                   help="label art the recognizer was not developed on (serif, no frame, one "
+                        "ink for all dice)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_vision)
+
+
+def _fail(msg: str) -> int:
+    """Print an error for the user and return the failure exit code."""
+    print(f"feltbank: error: {msg}", file=sys.stderr)
+    return 1
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Run calibration (or roll back) and report."""
+    from vision import profile as profiles
+    from vision.images import load_captures
+    from vision.labels import DIE_SETS
+    from vision.recognizer import calibrate
+
+    try:
+        if args.rollback:
+            name = profiles.rollback(args.out)
+            print(f"active profile is now {Path(args.out) / name}")
+            return 0
+        if not args.captures:
+            return _fail("--captures DIR is required (or --rollback)")
+        controls = None
+        if args.camera_controls:
+            try:
+                controls = json.loads(args.camera_controls)
+            except ValueError as e:
+                return _fail(f"--camera-controls: not JSON ({e}); expected an object such as "
+                             '{"ExposureTime": 12000, "AnalogueGain": 1.5}')
+            if not isinstance(controls, dict):
+                return _fail("--camera-controls: expected a JSON object of control values")
+        known = DIE_SETS.get(args.die_set)
+        captures, empty = load_captures(args.captures, known.labels if known else None)
+        profile, report = calibrate(captures, args.die_set, empty)
+        profile.camera_controls = controls
+        path = profiles.save_profile(profile, args.out, activate=args.activate)
+    except VisionError as e:
+        return _fail(str(e))
+    rep = report.to_json()
+    if args.json:
+        print(json.dumps({"profile": str(path), "active": args.activate, **rep}))
+        return 0
+    print(f"profile written: {path}{' (active)' if args.activate else ''}")
+    print(f"held-out accuracy {rep['accuracy']:.1%}, abstained {rep['abstained']:.1%}, "
+          f"{rep['seconds']:.1f} s")
+    for lab, acc in rep["per_label"].items():
+        print(f"  {lab:<12} {acc:6.1%}")
+    if rep["confused"]:
+        print("confused: " + ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in rep["confused"]))
+    print("closest faces: " + ", ".join(f"{a}/{b} {s:.2f}" for a, b, s in rep["closest"][:3]))
+    return 0
+
+
+def cmd_recognize(args: argparse.Namespace) -> int:
+    """Read each image and print what is on the felt."""
+    from vision.images import read_image
+    from vision.profile import load_profile
+    from vision.recognizer import Recognizer
+
+    try:
+        rec = Recognizer(load_profile(args.profile, die_set=args.die_set))
+    except VisionError as e:
+        return _fail(str(e))
+    status = 0
+    for image in args.images:
+        try:
+            readings = rec.read(read_image(image))
+        except VisionError as e:
+            status = _fail(str(e))
+            if args.json:
+                print(json.dumps({"image": image, "error": str(e), "objects": []}))
+            continue
+        if args.json:
+            print(json.dumps({"image": image, "objects": [r.to_json() for r in readings]}))
+        else:
+            print(f"{image}:")
+            for r in readings:
+                what = r.label or ("(obstruction)" if r.kind == "obstruction" else "(unsure)")
+                flags = (" cocked" if r.cocked else "") + ("" if r.on_felt else " off-felt")
+                print(f"  {what:<14} {r.confidence:5.2f}  at ({r.center[0]:.0f}, "
+                      f"{r.center[1]:.0f}){flags}")
+    return status
+
+
+def cmd_bench_vision(args: argparse.Namespace) -> int:
+    """Run the vision benchmark on one core (a child process) and print its figures."""
+    import os
+    import subprocess
+
+    n = args.dice or (60 if args.quick else 1000)
+    tables = 1 if args.quick else 4
+    per_label = 4 if args.quick else 6
+    # one core for real: numpy's BLAS threads off, and the child pins itself to one CPU
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "vision.bench", "--dice", str(n), "--tables", str(tables),
+           "--per-label", str(per_label), "--seed", str(args.seed)]
+    if args.unseen_art:
+        cmd.append("--unseen-art")
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return _fail(f"vision benchmark failed: {proc.stderr.strip()[-2000:]}")
+    s = json.loads(proc.stdout.strip().splitlines()[-1])
+    if args.json:
+        print(json.dumps(s))
+        return 0
+    print(f"dice {s['dice']} in {s['frames']} frames ({s['hard_dice']} in hard frames), "
+          f"{s['art']} label art")
+    print(f"accuracy          {s['accuracy']:.2%}  (hard frames {s['hard_accuracy']:.2%})")
+    print(f"abstained         {s['abstention_rate']:.2%}  (not found {s['missed']})")
+    print(f"confident errors  {s['confident_errors']}  ({s['confident_error_rate']:.2%})")
+    print(f"latency per frame median {s['latency_ms_median']:.1f} ms, "
+          f"p95 {s['latency_ms_p95']:.1f} ms (wall, one core); CPU median "
+          f"{s['cpu_ms_median']:.1f} ms, p95 {s['cpu_ms_p95']:.1f} ms")
+    print(f"calibration       {s['calibration_s_median']:.2f} s median, "
+          f"{s['calibration_s_max']:.2f} s max (16 labels x {per_label})")
+    for e in s["error_examples"]:
+        print(f"  {e}")
+    for r in s["calibrations_refused"]:
+        print(f"  calibration refused, {r}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- printables
+
+
+def _cut_marks(pdf: object, x: float, y: float, w: float, h: float, gap: float = 1.0,
+               length: float = 2.5) -> None:
+    """Short cut marks just outside each corner of a rectangle (mm)."""
+    for cx, dx in ((x, -1), (x + w, 1)):
+        for cy, dy in ((y, -1), (y + h, 1)):
+            pdf.line(cx + dx * gap, cy, cx + dx * (gap + length), cy)  # type: ignore[attr-defined]
+            pdf.line(cx, cy + dy * gap, cx, cy + dy * (gap + length))  # type: ignore[attr-defined]
+
+
+def _new_pdf() -> object:
+    """An A4 portrait PDF in millimetres with the committed CJK subset font."""
+    try:
+        from fpdf import FPDF
+    except ImportError as e:  # pragma: no cover - dependency missing
+        raise VisionError("printing needs the fpdf2 package (pip install fpdf2)") from e
+    pdf = FPDF(unit="mm", format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.add_font("noto", fname=str(FONT_FILE))
+    pdf.set_creator("feltbank")
+    pdf.add_page()
+    return pdf
+
+
+def _ruler(pdf: object, x: float, y: float) -> None:
+    """A 50 mm scale bar to check the sheet was printed at 100%."""
+    pdf.set_draw_color(0)  # type: ignore[attr-defined]
+    pdf.set_line_width(0.3)  # type: ignore[attr-defined]
+    pdf.line(x, y, x + 50, y)  # type: ignore[attr-defined]
+    pdf.line(x, y - 1.5, x, y + 1.5)  # type: ignore[attr-defined]
+    pdf.line(x + 50, y - 1.5, x + 50, y + 1.5)  # type: ignore[attr-defined]
+    pdf.set_font("noto", size=7)  # type: ignore[attr-defined]
+    pdf.text(x + 52, y + 1, "50 mm: print at 100% (no fit-to-page)")  # type: ignore
+
+
+def _text_centered(pdf: object, text: str, cx: float, cy: float, height_mm: float,
+                   max_w: float) -> None:
+    """Text whose em box is height_mm tall, centred on (cx, cy), shrunk to fit max_w."""
+    size = height_mm / MM_PER_PT
+    pdf.set_font("noto", size=size)  # type: ignore[attr-defined]
+    w = pdf.get_string_width(text)  # type: ignore[attr-defined]
+    if w > max_w:
+        size *= max_w / w
+        pdf.set_font("noto", size=size)  # type: ignore[attr-defined]
+        w = pdf.get_string_width(text)  # type: ignore[attr-defined]
+    em = size * MM_PER_PT
+    pdf.text(cx - w / 2, cy + 0.36 * em, text)  # type: ignore[attr-defined]
+
+
+def write_labels_pdf(out: Path, die_mm: float = 16.0) -> int:
+    """The dice labels (kanji and word) at true size with cut marks; returns label count."""
+    from vision.art import DEFAULT_STYLE
+    from vision.labels import FORTUNES_AND_WINDS
+
+    if not 8.0 <= die_mm <= 40.0:
+        raise VisionError(f"--die-mm {die_mm}: expected a die edge between 8 and 40 mm")
+    pdf = _new_pdf()
+    side = die_mm - 2.0 if die_mm >= 12 else die_mm * 0.86  # a margin round the sticker
+    pitch = side + 8.0
+    x0, y = 20.0, 22.0
+    pdf.set_font("noto", size=11)
+    pdf.text(x0, 14, f"Fortunes and Winds dice labels: {die_mm:g} mm dice, "
+                     f"{side:g} mm stickers")
+    count = 0
+    style = DEFAULT_STYLE
+    for die in FORTUNES_AND_WINDS.dice:
+        if y + pitch + 10 > 280:
+            pdf.add_page()
+            y = 20.0
+        pdf.set_text_color(0)
+        pdf.set_font("noto", size=8)
+        pdf.text(x0, y + 2, f"{die.name} die")
+        y += 5
+        for i, label in enumerate(die.faces):
+            x = x0 + i * pitch
+            ink = tuple(reversed(die.ink_bgr)) if style.ink_from_die else (0, 0, 0)
+            sticker = tuple(reversed(style.sticker_bgr or die.body_bgr))
+            pdf.set_fill_color(*sticker)
+            pdf.set_draw_color(*ink)
+            pdf.rect(x, y, side, side, style="F")
+            pdf.set_line_width(max(0.1, side / 60 * 0.8))
+            m = side * 0.05
+            pdf.rect(x + m, y + m, side - 2 * m, side - 2 * m)
+            pdf.set_text_color(*ink)
+            _text_centered(pdf, FORTUNES_AND_WINDS.glyphs[label], x + side / 2,
+                           y + side * 0.42, side * style.glyph_scale, side * 0.8)
+            _text_centered(pdf, label, x + side / 2, y + side * 0.80, side * 0.13 * 1.3,
+                           side * 0.78)
+            pdf.set_draw_color(0)
+            pdf.set_line_width(0.15)
+            _cut_marks(pdf, x, y, side, side)
+            count += 1
+        y += pitch
+    pdf.set_text_color(0)
+    _ruler(pdf, x0, min(y + 6, 285))
+    pdf.output(str(out))
+    return count
+
+
+def write_markers_pdf(out: Path, marker_mm: float = 36.0) -> int:
+    """Four ArUco markers (ids 0-3) for the felt's corners at true size; returns 4."""
+    import cv2
+
+    from vision.synthetic import ARUCO_DICT
+
+    if not 15.0 <= marker_mm <= 80.0:
+        raise VisionError(f"--marker-mm {marker_mm}: expected a side between 15 and 80 mm")
+    d = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
+    pdf = _new_pdf()
+    pdf.set_font("noto", size=11)
+    pdf.text(20, 14, f"Felt corner markers (ArUco 4x4, ids 0-3), {marker_mm:g} mm")
+    names = ["0 top-left", "1 top-right", "2 bottom-right", "3 bottom-left"]
+    cells = 6  # 4x4 bits + black border
+    for i in range(4):
+        if hasattr(cv2.aruco, "generateImageMarker"):
+            bits = cv2.aruco.generateImageMarker(d, i, cells)
+        else:  # OpenCV < 4.7
+            bits = cv2.aruco.drawMarker(d, i, cells)
+        x = 25.0 + (i % 2) * (marker_mm + 40)
+        y = 30.0 + (i // 2) * (marker_mm + 40)
+        cell = marker_mm / cells
+        pdf.set_fill_color(0)
+        for r in range(cells):
+            for c in range(cells):
+                if bits[r, c] < 128:
+                    pdf.rect(x + c * cell, y + r * cell, cell, cell, style="F")
+        q = cell  # white quiet zone of one cell round the marker
+        pdf.set_draw_color(0)
+        pdf.set_line_width(0.15)
+        _cut_marks(pdf, x - q, y - q, marker_mm + 2 * q, marker_mm + 2 * q)
+        pdf.set_font("noto", size=8)
+        pdf.text(x, y + marker_mm + q + 6, f"corner {names[i]}")
+    _ruler(pdf, 25, 30 + 2 * (marker_mm + 40) + 5)
+    pdf.output(str(out))
+    return 4
+
+
+def cmd_print(args: argparse.Namespace) -> int:
+    """Write the requested printable."""
+    out = Path(args.out)
+    if out.suffix.lower() != ".pdf":
+        return _fail(f"--out {out}: expected a .pdf file name")
+    if not out.parent.is_dir():
+        return _fail(f"--out {out}: folder {out.parent} does not exist")
+    try:
+        if args.what == "labels":
+            n = write_labels_pdf(out, args.die_mm)
+            print(f"{out}: {n} labels for {args.die_mm:g} mm dice")
+        else:
+            write_markers_pdf(out, args.marker_mm)
+            print(f"{out}: 4 corner markers, {args.marker_mm:g} mm")
+    except VisionError as e:
+        return _fail(str(e))
+    return 0

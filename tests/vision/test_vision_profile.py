@@ -1,0 +1,71 @@
+"""Profile stores: versions, activation, roll-back, and refusing corrupt or foreign profiles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vision.errors import BadProfile
+from vision.profile import load_profile, read_active, rollback, save_profile
+
+
+def test_versions_activate_and_roll_back(tmp_path, seasons_profile):
+    profile, _ = seasons_profile
+    store = tmp_path / "store"
+    v1 = save_profile(profile, store, activate=True)
+    v2 = save_profile(profile, store, activate=True)
+    assert (v1.name, v2.name) == ("v001", "v002")
+    assert read_active(store)["active"] == "v002"
+    assert load_profile(store).labels == profile.labels
+    assert rollback(store) == "v001"
+    assert read_active(store)["active"] == "v001"
+    with pytest.raises(BadProfile, match="no earlier"):
+        rollback(store)
+    assert not [p for p in store.iterdir() if p.name.startswith(".")]  # no temp leftovers
+    manifest = json.loads((v1 / "manifest.json").read_text())
+    assert manifest["die_set"] == "test-seasons" and manifest["labels"] == profile.labels
+
+
+def test_unactivated_version_is_not_used(tmp_path, seasons_profile):
+    profile, _ = seasons_profile
+    store = tmp_path / "store"
+    save_profile(profile, store, activate=True)
+    save_profile(profile, store)
+    assert read_active(store)["active"] == "v001"
+
+
+@pytest.mark.parametrize("damage", ["npz", "manifest", "format", "missing"])
+def test_corrupt_profile_is_refused_naming_the_file(tmp_path, seasons_profile, damage):
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    if damage == "npz":
+        raw = bytearray((v / "patches.npz").read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        (v / "patches.npz").write_bytes(bytes(raw))
+        match = "patches.npz"
+    elif damage == "manifest":
+        (v / "manifest.json").write_text("{not json")
+        match = "manifest.json"
+    elif damage == "format":
+        m = json.loads((v / "manifest.json").read_text())
+        m["format_version"] = 99
+        (v / "manifest.json").write_text(json.dumps(m))
+        match = "manifest.json"
+    else:
+        (v / "patches.npz").unlink()
+        match = "patches.npz"
+    with pytest.raises(BadProfile, match=match):
+        load_profile(v)
+
+
+def test_profile_for_another_die_set_is_refused(tmp_path, seasons_profile):
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    with pytest.raises(BadProfile, match="test-seasons.*fortunes-and-winds"):
+        load_profile(v, die_set="fortunes-and-winds")
+
+
+def test_missing_profile_is_a_clear_error(tmp_path):
+    with pytest.raises(BadProfile, match="no such profile"):
+        load_profile(tmp_path / "nowhere")

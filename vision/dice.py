@@ -1,0 +1,344 @@
+"""Finding dice on the felt: felt mask, blobs, touching dice split, precise top-face fit.
+
+The felt is told apart by chromaticity (colour divided by brightness), so shadows, which
+only darken the felt, stay felt. Every non-felt blob inside the felt is a die, several
+touching dice, or an obstruction (a hand, a marker). A die's blob holds its top face plus the
+side faces that show towards the image's nadir; the top face is the square of the learned
+size at the blob's far side from the nadir, on the die's own axes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+DETECT_SCALE = 4  # blobs are found on a frame shrunk this much; faces are fitted at full size
+PATCH = 48  # side of the rectified top face, px
+ROI_BLUR = 1.0  # blur before classifying full-resolution pixels
+
+
+@dataclass
+class FeltModel:
+    """The felt's chromaticity as a 2D Gaussian (opponent colours over brightness)."""
+
+    mean: np.ndarray  # (2,)
+    icov: np.ndarray  # (2, 2)
+    max_d2: float = 20.0
+    dark_fraction: float = 0.3  # below this share of the felt's brightness: not sure, not felt
+
+    def to_json(self) -> dict:
+        """A JSON-able form for the profile manifest."""
+        return {"mean": self.mean.tolist(), "icov": self.icov.tolist(), "max_d2": self.max_d2,
+                "dark_fraction": self.dark_fraction}
+
+    @classmethod
+    def from_json(cls, d: dict) -> FeltModel:
+        """Read back what to_json wrote."""
+        return cls(np.array(d["mean"], float), np.array(d["icov"], float), float(d["max_d2"]),
+                   float(d["dark_fraction"]))
+
+
+def chroma(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Brightness and two opponent chromaticities (shadow-invariant) of a BGR image."""
+    f = img.astype(np.float32)
+    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
+    inten = (b + g + r) * (1 / 3) + 1.0
+    o1 = (r - g) / inten
+    o2 = (r + g - 2 * b) / inten
+    return inten, o1, o2
+
+
+def learn_felt(images: list[np.ndarray], seed: int = 0) -> FeltModel:
+    """Learn the felt's colour from frames that are mostly felt (captures or empty frames)."""
+    rng = np.random.default_rng(seed)
+    samples = []
+    for img in images:
+        # full-resolution pixels (blurred as the detector blurs): the model holds their noise
+        h, w = img.shape[:2]
+        ys = rng.integers(2, h - 2, 3000)
+        xs = rng.integers(2, w - 2, 3000)
+        blurred = cv2.GaussianBlur(img, (0, 0), ROI_BLUR)
+        samples.append(blurred[ys, xs][None])
+    _, o1, o2 = chroma(np.concatenate(samples, 1))
+    x = np.stack([o1.ravel(), o2.ravel()], 1).astype(np.float64)
+    centre = np.median(x, 0)
+    radius = 0.5
+    for _ in range(6):  # the felt is the dominant cluster: trim to it, re-estimate
+        d = np.linalg.norm(x - centre, axis=1)
+        near = x[d < radius]
+        centre = near.mean(0)
+        radius = max(0.1, 4 * float(np.sqrt(np.linalg.eigvalsh(np.cov(near.T)).max())))
+    cov = np.cov(near.T) + np.eye(2) * 1e-4
+    return FeltModel(centre, np.linalg.inv(cov))
+
+
+def _felt_distance(img: np.ndarray, felt: FeltModel
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Brightness and squared Mahalanobis distance of each pixel's chroma from the felt's."""
+    inten, o1, o2 = chroma(img)
+    d1 = o1 - np.float32(felt.mean[0])
+    d2 = o2 - np.float32(felt.mean[1])
+    ic = felt.icov.astype(np.float32)
+    return inten, ic[0, 0] * d1 * d1 + 2 * ic[0, 1] * d1 * d2 + ic[1, 1] * d2 * d2
+
+
+def felt_noise(maha: np.ndarray, felt_share: float) -> float:
+    """How much noisier than at calibration the felt's colour is (1 = as calibrated).
+
+    `felt_share` is a lower bound on how much of the image is felt: the distances at a
+    quantile inside that share are compared with the chi-square (2 dof) quantile.
+    """
+    q = 0.6 * felt_share
+    expected = -2.0 * math.log(1.0 - q)
+    return max(1.0, float(np.percentile(maha, 100 * q)) / expected)
+
+
+def felt_mask(img: np.ndarray, felt: FeltModel, felt_level: float | None = None,
+              felt_share: float = 0.5, max_widen: float = 1e9) -> tuple[np.ndarray, float]:
+    """Boolean mask of felt pixels and the felt's typical brightness.
+
+    When the felt's colour is noisier than at calibration (a dim lamp, a raised gain) the
+    distance scale widens to match, by at most `max_widen`.
+    """
+    inten, maha = _felt_distance(img, felt)
+    maha *= np.float32(1.0 / min(max_widen, felt_noise(maha, felt_share)))
+    if felt_level is None:
+        rough = maha < felt.max_d2
+        felt_level = float(np.median(inten[rough])) if rough.any() else 128.0
+    # chroma noise grows as the felt darkens (shadows): relax the distance there, but only
+    # so far, so a dark neutral die body never passes for felt
+    rel = np.clip(inten * np.float32(1.0 / felt_level), 0.45, 1.0)
+    like = maha * (rel * rel) < felt.max_d2
+    return like & (inten > felt.dark_fraction * felt_level), felt_level
+
+
+@dataclass
+class Blob:
+    """A non-felt region inside the felt, at full resolution."""
+
+    mask: np.ndarray  # uint8 mask of the ROI
+    origin: tuple[int, int]  # ROI top-left in the frame
+    area: float
+    touches_edge: bool  # reaches the felt's edge or the frame's
+
+
+@dataclass
+class TopFace:
+    """A die's top face as fitted: centre, axes angle, side, and how well the blob fits."""
+
+    center: tuple[float, float]
+    angle_deg: float  # of the face's u axis, image coords, in [0, 90)
+    side: float
+    residual: float  # blob extent unexplained by a flat die, in units of the side
+    corners: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((4, 2)))
+
+
+def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float
+               ) -> tuple[list[Blob], np.ndarray, float]:
+    """Non-felt blobs on the felt (full-res masks), the felt hull (small scale) and felt level."""
+    s = DETECT_SCALE
+    small = cv2.resize(img, (img.shape[1] // s, img.shape[0] // s), interpolation=cv2.INTER_AREA)
+    fm, level = felt_mask(small, felt, felt_share=0.7)
+    fm8 = fm.astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fm8, connectivity=8)
+    hull_mask = np.zeros_like(fm8)
+    if n <= 1:
+        return [], hull_mask, level
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    contours, _ = cv2.findContours((labels == biggest).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    cv2.fillConvexPoly(hull_mask, hull, 1)
+    inner = cv2.erode(hull_mask, np.ones((3, 3), np.uint8))
+    obj = ((fm8 == 0) & (hull_mask > 0)).astype(np.uint8)
+    obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
+    min_area = 0.3 * (side_px / s) ** 2
+    blobs: list[Blob] = []
+    H, W = img.shape[:2]
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if area < min_area:
+            continue
+        edge = bool(((labels[y:y + h, x:x + w] == i) & (inner[y:y + h, x:x + w] == 0)).any())
+        pad = 3
+        x0, y0 = max(0, (x - pad) * s), max(0, (y - pad) * s)
+        x1, y1 = min(W, (x + w + pad) * s), min(H, (y + h + pad) * s)
+        own_small = (labels[max(0, y - pad):y + h + pad, max(0, x - pad):x + w + pad] == i)
+        own = cv2.resize(own_small.astype(np.uint8), (x1 - x0, y1 - y0),
+                         interpolation=cv2.INTER_NEAREST)
+        own = cv2.dilate(own, np.ones((2 * s + 1, 2 * s + 1), np.uint8))
+        roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0), ROI_BLUR)
+        # a noisy frame (dim light) is smoothed more rather than judged more loosely, so
+        # a die's dark side faces do not pass for felt
+        noise = felt_noise(_felt_distance(roi, felt)[1], 0.4)
+        if noise > 2.0:
+            roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0),
+                                   ROI_BLUR * min(3.0, math.sqrt(noise / 2.0)))
+        fm_roi, _ = felt_mask(roi, felt, level, felt_share=0.4, max_widen=2.0)
+        m = ((~fm_roi) & (own > 0)).astype(np.uint8)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m = _largest_filled(m, min_area * s * s * 0.5)
+        if m is None:
+            continue
+        blobs.append(Blob(m, (x0, y0), float(m.sum()), edge))
+    return blobs, hull_mask, level
+
+
+def _largest_filled(m: np.ndarray, min_area: float) -> np.ndarray | None:
+    """Components of a mask above min_area, with their holes filled."""
+    contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    keep = [c for c in contours if cv2.contourArea(c) >= min_area]
+    if not keep:
+        return None
+    out = np.zeros_like(m)
+    cv2.drawContours(out, keep, -1, 1, thickness=-1)
+    return out
+
+
+def dominant_angle(gray: np.ndarray, weight: np.ndarray | None = None) -> float:
+    """The angle (degrees, mod 90) the edges of a die's image mostly run along.
+
+    A die's outline, its top face's edges, the sticker's edges and lettering strokes are all
+    square to the face, so the magnitude-weighted 4-fold orientation of the grey gradients
+    gives the face's turn (a mask's outline alone is too ragged for that).
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 0.8)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    if weight is not None:
+        mag = mag * weight
+    z = complex(float((mag * np.cos(4 * np.arctan2(gy, gx))).sum()),
+                float((mag * np.sin(4 * np.arctan2(gy, gx))).sum()))
+    return float(np.degrees(np.angle(z)) / 4 % 90)
+
+
+def blob_angle(img: np.ndarray, mask: np.ndarray, origin: tuple[int, int]) -> float:
+    """The face angle of the die whose mask (at origin in img) is given."""
+    h, w = mask.shape
+    gray = cv2.cvtColor(img[origin[1]:origin[1] + h, origin[0]:origin[0] + w],
+                        cv2.COLOR_BGR2GRAY)
+    weight = cv2.dilate(mask, np.ones((5, 5), np.uint8)).astype(np.float32)
+    return dominant_angle(gray, weight)
+
+
+def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
+                 nadir: tuple[float, float], theta: float) -> TopFace | None:
+    """Fit the top-face square of one die's mask: far side of the blob from the nadir."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 20:
+        return None
+    t = math.radians(theta)
+    u = np.array([math.cos(t), math.sin(t)])
+    v = np.array([-math.sin(t), math.cos(t)])
+    px = xs.astype(np.float64) + origin[0]
+    py = ys.astype(np.float64) + origin[1]
+    pu = px * u[0] + py * u[1]
+    pv = px * v[0] + py * v[1]
+    u0, u1 = np.percentile(pu, [0.3, 99.7])
+    v0, v1 = np.percentile(pv, [0.3, 99.7])
+    u0, u1, v0, v1 = u0 - 0.5, u1 + 0.5, v0 - 0.5, v1 + 0.5
+    cx, cy = px.mean(), py.mean()
+    r = np.array([cx - nadir[0], cy - nadir[1]])
+    ru, rv = float(r @ u), float(r @ v)
+    ext_u, ext_v = u1 - u0, v1 - v0
+    # the side faces add k_side * distance from the nadir along each axis
+    su = float(np.clip(ext_u - k_side * abs(ru), 0.85 * side, 1.15 * side))
+    sv = float(np.clip(ext_v - k_side * abs(rv), 0.85 * side, 1.15 * side))
+    s_loc = 0.5 * (su + sv)
+    resid = max(abs(ext_u - (side + k_side * abs(ru))), abs(ext_v - (side + k_side * abs(rv))))
+    area_expect = side * side + side * k_side * (abs(ru) + abs(rv))
+    resid = max(resid / side, abs(len(xs) / area_expect - 1.0) * 0.5)
+    cu = u1 - s_loc / 2 if ru > 0 else u0 + s_loc / 2
+    cv = v1 - s_loc / 2 if rv > 0 else v0 + s_loc / 2
+    centre = cu * u + cv * v
+    h = s_loc / 2
+    corners = np.array([centre + a * h * u + b * h * v
+                        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    return TopFace((float(centre[0]), float(centre[1])), theta, s_loc, float(resid), corners)
+
+
+def rectify(img: np.ndarray, face: TopFace, size: int = PATCH) -> np.ndarray:
+    """The top face warped to a size x size upright square (BGR uint8)."""
+    t = math.radians(face.angle_deg)
+    k = face.side / size
+    ux, uy = math.cos(t) * k, math.sin(t) * k
+    vx, vy = -math.sin(t) * k, math.cos(t) * k
+    cx, cy = face.center
+    c = (size - 1) / 2
+    M = np.array([[ux, vx, cx - c * (ux + vx)], [uy, vy, cy - c * (uy + vy)]])
+    r = int(face.side) + 4
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    roi = img[y0:int(cy) + r + 1, x0:int(cx) + r + 1]
+    if face.side / size > 1.2:
+        roi = cv2.GaussianBlur(roi, (0, 0), 0.45 * face.side / size)
+    M[0, 2] -= x0
+    M[1, 2] -= y0
+    return cv2.warpAffine(roi, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
+                   nadir: tuple[float, float], theta: float) -> list[TopFace]:
+    """Top faces of touching dice in one blob, read off a lattice of face-sized cells.
+
+    Each die's blob is its top face swept towards the nadir by its side faces, so eroding
+    the blob by that sweep leaves the top faces. Touching dice touch face to face, so their
+    top faces lie on rows and columns of the die's own axes: the eroded blob is cut into
+    cells one face side wide, and every well-filled cell is a die, centred on its pixels.
+    """
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 20:
+        return []
+    cx, cy = xs.mean() + origin[0], ys.mean() + origin[1]
+    dx, dy = -k_side * (cx - nadir[0]), -k_side * (cy - nadir[1])
+    # erosion by the segment from p to p + d: p stays when the whole sweep is in the blob
+    ax, ay = int(round(abs(dx))), int(round(abs(dy)))
+    kernel = np.zeros((ay + 1, ax + 1), np.uint8)
+    sx, sy = (0 if dx >= 0 else ax), (0 if dy >= 0 else ay)
+    cv2.line(kernel, (sx, sy), (ax - sx, ay - sy), 1, 1)
+    tops = cv2.erode(mask, kernel, anchor=(sx, sy), borderValue=0)
+    ys, xs = np.nonzero(tops)
+    if len(xs) < 20:
+        return []
+    t = math.radians(theta)
+    u = np.array([math.cos(t), math.sin(t)])
+    v = np.array([-math.sin(t), math.cos(t)])
+    px, py = xs + origin[0] + 0.0, ys + origin[1] + 0.0
+    pu, pv = px * u[0] + py * u[1], px * v[0] + py * v[1]
+    u0, u1 = np.percentile(pu, [0.5, 99.5])
+    v0, v1 = np.percentile(pv, [0.5, 99.5])
+    nu = max(1, int(round((u1 - u0) / side)))
+    nv = max(1, int(round((v1 - v0) / side)))
+    cu, cv = (u1 - u0) / nu, (v1 - v0) / nv
+    faces = []
+    for i in range(nu):
+        for j in range(nv):
+            lo_u, lo_v = u0 + i * cu, v0 + j * cv
+            inside = (pu >= lo_u) & (pu < lo_u + cu) & (pv >= lo_v) & (pv < lo_v + cv)
+            if inside.sum() < 0.5 * cu * cv:
+                continue
+            # centre each face on its own pixels: a slab through the cell's middle, wide
+            # enough to hold a die pushed a little out of line with its neighbour
+            mu, mv = lo_u + cu / 2, lo_v + cv / 2
+            slab_u = (np.abs(pu - mu) < 0.3 * cu) & (np.abs(pv - mv) < 0.5 * cv + 0.3 * side)
+            slab_v = (np.abs(pv - mv) < 0.3 * cv) & (np.abs(pu - mu) < 0.5 * cu + 0.3 * side)
+            if slab_u.sum() > 10:
+                a, b = np.percentile(pv[slab_u], [1, 99])
+                if b - a < 1.2 * side:
+                    mv = (a + b) / 2
+            if slab_v.sum() > 10:
+                a, b = np.percentile(pu[slab_v], [1, 99])
+                if b - a < 1.2 * side:
+                    mu = (a + b) / 2
+            centre = mu * u + mv * v
+            h = side / 2
+            corners = np.array([centre + a * h * u + b * h * v
+                                for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+            faces.append(TopFace((float(centre[0]), float(centre[1])), theta, side, 0.0,
+                                 corners))
+    return faces

@@ -1,0 +1,107 @@
+"""Table geometry: image pixels to a top-down table frame in millimetres, and zones.
+
+The felt's corners come from four ArUco markers (ids 0-3: top-left, top-right,
+bottom-right, bottom-left, as `feltbank print markers` prints them) or from four corners
+set by hand. Zones (rolling area, set-aside tray…) are polygons in table millimetres.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+
+ARUCO_DICT = cv2.aruco.DICT_4X4_50
+
+
+def detect_markers(img: np.ndarray) -> dict[int, np.ndarray]:
+    """ArUco markers in a frame: id -> 4x2 corners (OpenCV 4.6's API and 4.7+'s)."""
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+    dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
+    if hasattr(cv2.aruco, "ArucoDetector"):
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        detector = cv2.aruco.ArucoDetector(dictionary, params)
+        corners, ids, _ = detector.detectMarkers(gray)
+    else:  # OpenCV < 4.7 (Debian Bookworm's python3-opencv 4.6)
+        params = cv2.aruco.DetectorParameters_create()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        corners, ids, _ = cv2.aruco.detectMarkers(gray, dictionary, parameters=params)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners,
+                                                                        strict=True)}
+
+
+@dataclass
+class TableGeometry:
+    """The homography from image px to table mm, the felt's size and named zones."""
+
+    H: np.ndarray  # 3x3, image px -> table mm
+    size_mm: tuple[float, float]
+    zones: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (N, 2) mm polygon
+
+    @classmethod
+    def from_corners(cls, corners_px: np.ndarray, size_mm: tuple[float, float],
+                     zones: dict[str, list[tuple[float, float]]] | None = None
+                     ) -> TableGeometry:
+        """From the felt's four corners in the image (top-left, top-right, bottom-right,
+        bottom-left) and the felt's width and depth in mm."""
+        c = np.asarray(corners_px, np.float64).reshape(4, 2)
+        w, h = size_mm
+        if w <= 0 or h <= 0:
+            raise VisionError(f"table size {size_mm}: expected positive width and depth in mm")
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        area = cv2.contourArea(c.astype(np.float32))
+        if area < 100 or not cv2.isContourConvex(c.astype(np.float32)):
+            raise VisionError("table corners: expected four corners of a convex felt area, "
+                              "clockwise from top-left")
+        H = cv2.getPerspectiveTransform(c.astype(np.float32), dst.astype(np.float32))
+        return cls(H, (float(w), float(h)),
+                   {k: np.asarray(v, np.float64) for k, v in (zones or {}).items()})
+
+    @classmethod
+    def from_markers(cls, img: np.ndarray, size_mm: tuple[float, float],
+                     zones: dict[str, list[tuple[float, float]]] | None = None
+                     ) -> TableGeometry:
+        """From the four corner markers in a frame; size_mm is between marker centres."""
+        found = detect_markers(img)
+        missing = [i for i in range(4) if i not in found]
+        if missing:
+            raise VisionError(f"corner markers {missing} not seen; print them with "
+                              "`feltbank print markers` and lay ids 0-3 clockwise from "
+                              "top-left on the felt's corners")
+        centres = np.array([found[i].mean(0) for i in range(4)])
+        return cls.from_corners(centres, size_mm, zones)
+
+    def to_table(self, pts_px: np.ndarray) -> np.ndarray:
+        """Table mm of image points (N, 2)."""
+        p = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(p, self.H).reshape(-1, 2)
+
+    def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Image px of table points (N, 2)."""
+        p = np.asarray(pts_mm, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(p, np.linalg.inv(self.H)).reshape(-1, 2)
+
+    def on_felt(self, pt_mm: np.ndarray) -> bool:
+        """Whether a table point lies on the felt."""
+        x, y = pt_mm
+        return 0.0 <= x <= self.size_mm[0] and 0.0 <= y <= self.size_mm[1]
+
+    def zone_of(self, pt_mm: np.ndarray) -> str | None:
+        """The first zone containing a table point, or None."""
+        for name, poly in self.zones.items():
+            if cv2.pointPolygonTest(poly.astype(np.float32), (float(pt_mm[0]),
+                                                              float(pt_mm[1])), False) >= 0:
+                return name
+        return None
+
+    def top_down(self, img: np.ndarray, px_per_mm: float = 2.0) -> np.ndarray:
+        """The felt warped to a top-down image (for the dashboard)."""
+        S = np.diag([px_per_mm, px_per_mm, 1.0])
+        size = (int(self.size_mm[0] * px_per_mm), int(self.size_mm[1] * px_per_mm))
+        return cv2.warpPerspective(img, S @ self.H, size)

@@ -1,0 +1,219 @@
+"""Calibration profiles on disk: versioned folders with a manifest, activation and roll-back.
+
+A profile store is a folder of versions (``v001/``, ``v002/``…), each holding
+``manifest.json`` and ``patches.npz``, plus ``ACTIVE.json`` naming the active version and
+the activation history. Versions are written to a temporary folder, synced, then renamed,
+so a crash never leaves a half-written profile; nothing is written when validation fails.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import io
+import json
+import os
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from vision.dice import PATCH, FeltModel
+from vision.errors import BadProfile
+from vision.recognizer import GRID, STORE, Geometry, Profile
+
+FORMAT = "feltbank-vision-profile"
+FORMAT_VERSION = 1
+ACTIVE = "ACTIVE.json"
+VERSION_RE = re.compile(r"^v(\d{3,})$")
+
+
+def _fsync_dir(path: Path) -> None:
+    """Flush a directory entry to disk (rename durability)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Write and fsync one file."""
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _manifest(profile: Profile, patches_sha: str) -> dict:
+    """The manifest of a profile."""
+    g = profile.geometry
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "die_set": profile.die_set,
+        "labels": profile.labels,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "felt": profile.felt.to_json(),
+        "geometry": {"side_px": g.side_px, "k_side": g.k_side, "nadir": list(g.nadir),
+                     "frame": None if g.frame is None else list(g.frame)},
+        "thresholds": {"min_margin": profile.min_margin, "min_score": profile.min_score},
+        "descriptor": {"patch": PATCH, "store": STORE, "grid": GRID},
+        "camera_controls": profile.camera_controls,
+        "report": {k: v for k, v in profile.report.items() if not k.startswith("_")},
+        "files": {"patches.npz": patches_sha},
+    }
+
+
+def _versions(store: Path) -> list[str]:
+    """Version folder names in a store, oldest first."""
+    if not store.is_dir():
+        return []
+    return sorted((p.name for p in store.iterdir() if p.is_dir() and VERSION_RE.match(p.name)),
+                  key=lambda n: int(n[1:]))
+
+
+def read_active(store: Path) -> dict:
+    """The store's activation record: {"active": name|None, "history": [names]}."""
+    path = store / ACTIVE
+    if not path.exists():
+        return {"active": None, "history": []}
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(rec, dict) or not isinstance(rec.get("history"), list):
+            raise ValueError("not an activation record")
+        return rec
+    except (ValueError, OSError) as e:
+        raise BadProfile(f"{path}: unreadable activation record ({e}); expected JSON "
+                         '{"active": "v001", "history": [...]}') from e
+
+
+def _write_active(store: Path, rec: dict) -> None:
+    """Atomically replace the activation record."""
+    fd, tmp = tempfile.mkstemp(prefix=".active-", dir=store)
+    os.close(fd)
+    os.chmod(tmp, 0o644)
+    _write_file(Path(tmp), json.dumps(rec, indent=2).encode())
+    os.replace(tmp, store / ACTIVE)
+    _fsync_dir(store)
+
+
+def save_profile(profile: Profile, store: str | os.PathLike, activate: bool = False) -> Path:
+    """Write a profile as the store's next version (atomically); optionally activate it."""
+    store = Path(store)
+    if store.exists() and not store.is_dir():
+        raise BadProfile(f"{store}: exists and is not a folder; --out takes a profile folder")
+    store.mkdir(parents=True, exist_ok=True)
+    read_active(store)  # refuse to extend a store whose record is corrupt
+    buf = io.BytesIO()
+    np.savez_compressed(buf, patches=profile.patches, labels=profile.patch_labels)
+    data = buf.getvalue()
+    manifest = _manifest(profile, hashlib.sha256(data).hexdigest())
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
+    try:
+        tmp.chmod(0o755)  # mkdtemp makes it private; a profile is ordinary data
+        _write_file(tmp / "patches.npz", data)
+        _write_file(tmp / "manifest.json", json.dumps(manifest, indent=2).encode())
+        _fsync_dir(tmp)
+        versions = _versions(store)
+        n = int(versions[-1][1:]) + 1 if versions else 1
+        final = store / f"v{n:03d}"
+        os.rename(tmp, final)
+        _fsync_dir(store)
+    except BaseException:
+        for f in tmp.glob("*"):
+            f.unlink()
+        tmp.rmdir()
+        raise
+    if activate:
+        activate_version(store, final.name)
+    return final
+
+
+def activate_version(store: str | os.PathLike, name: str) -> None:
+    """Make a version the active one (it must load cleanly)."""
+    store = Path(store)
+    load_profile(store / name)
+    rec = read_active(store)
+    hist = [h for h in rec["history"] if h != name] + [name]
+    _write_active(store, {"active": name, "history": hist})
+
+
+def rollback(store: str | os.PathLike) -> str:
+    """Re-activate the version active before the current one; returns its name."""
+    store = Path(store)
+    rec = read_active(store)
+    hist = [h for h in rec["history"] if (store / h).is_dir()]
+    if len(hist) < 2:
+        raise BadProfile(f"{store / ACTIVE}: no earlier active profile to roll back to")
+    prev = hist[-2]
+    load_profile(store / prev)
+    _write_active(store, {"active": prev, "history": hist[:-1]})
+    return prev
+
+
+def resolve(path: str | os.PathLike) -> Path:
+    """The version folder a path means: itself, or the store's active (else newest) version."""
+    path = Path(path)
+    if (path / "manifest.json").exists():
+        return path
+    if not path.is_dir():
+        raise BadProfile(f"{path}: no such profile; give a profile folder (with manifest.json) "
+                         "or a profile store made by `feltbank calibrate --out`")
+    rec = read_active(path)
+    if rec.get("active"):
+        return path / rec["active"]
+    versions = _versions(path)
+    if not versions:
+        raise BadProfile(f"{path}: holds no profile versions (v001/…) and no manifest.json")
+    return path / versions[-1]
+
+
+def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile:
+    """Load and validate a profile (a version folder or a store); BadProfile names the file."""
+    folder = resolve(path)
+    mpath = folder / "manifest.json"
+    try:
+        m = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadProfile(f"{mpath}: unreadable manifest ({e})") from e
+    if not isinstance(m, dict) or m.get("format") != FORMAT:
+        raise BadProfile(f"{mpath}: not a feltbank vision profile (format {FORMAT!r} expected)")
+    if m.get("format_version") != FORMAT_VERSION:
+        raise BadProfile(f"{mpath}: profile format version {m.get('format_version')!r}; this "
+                         f"feltbank reads version {FORMAT_VERSION}; recalibrate")
+    if die_set is not None and m.get("die_set") != die_set:
+        raise BadProfile(f"{mpath}: profile is for die set {m.get('die_set')!r}, not {die_set!r}")
+    desc = m.get("descriptor", {})
+    if desc != {"patch": PATCH, "store": STORE, "grid": GRID}:
+        raise BadProfile(f"{mpath}: made for another recognizer (descriptor {desc}); "
+                         "recalibrate with this version")
+    ppath = folder / "patches.npz"
+    try:
+        raw = ppath.read_bytes()
+    except OSError as e:
+        raise BadProfile(f"{ppath}: missing ({e})") from e
+    if hashlib.sha256(raw).hexdigest() != m.get("files", {}).get("patches.npz"):
+        raise BadProfile(f"{ppath}: checksum does not match the manifest (corrupt or edited)")
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+            patches, labels = z["patches"], z["labels"]
+        labs = list(m["labels"])
+        felt = FeltModel.from_json(m["felt"])
+        g = m["geometry"]
+        frame = g.get("frame")
+        geometry = Geometry(float(g["side_px"]), float(g["k_side"]),
+                            (float(g["nadir"][0]), float(g["nadir"][1])),
+                            None if frame is None else (int(frame[0]), int(frame[1])))
+        th = m["thresholds"]
+        min_margin, min_score = float(th["min_margin"]), float(th["min_score"])
+    except (KeyError, TypeError, ValueError, IndexError, zipfile.BadZipFile, OSError) as e:
+        raise BadProfile(f"{folder}: incomplete or corrupt profile ({e!r})") from e
+    if (patches.ndim != 4 or patches.shape[1:] != (STORE, STORE, 3) or patches.dtype != np.uint8
+            or labels.shape != (len(patches),) or len(labs) < 2
+            or labels.min(initial=0) < 0 or labels.max(initial=0) >= len(labs)):
+        raise BadProfile(f"{ppath}: patches do not match the manifest's labels")
+    return Profile(m["die_set"], labs, felt, geometry, patches, labels.astype(np.int32),
+                   min_margin, min_score, m.get("report", {}), m.get("camera_controls"))
