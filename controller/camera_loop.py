@@ -46,6 +46,7 @@ class CameraLoop:
     def __init__(self, source, settle, reader: Callable[[object], list[dict]],
                  live: LiveTable, *, heartbeat=None,
                  on_change: Callable[[CameraStatus], None] = lambda s: None,
+                 extra: Callable[[object, list[dict]], dict] | None = None,
                  idle_seconds: float = 0.01):
         self.source = source
         self.settle = settle
@@ -53,6 +54,8 @@ class CameraLoop:
         self.live = live
         self.heartbeat = heartbeat
         self.on_change = on_change
+        #: What the banker's screen gets with a reading (the frame and crops as JPEG).
+        self.extra = extra
         self.idle_seconds = idle_seconds
         self.status = CameraStatus()
         self.last_frame = None
@@ -96,7 +99,13 @@ class CameraLoop:
             return
         self.last_objects = objects
         self.status.readings += 1
-        self.live.observe(observation, extra={"frame": getattr(frame, "index", None)})
+        extra = {"frame": getattr(frame, "index", None)}
+        if self.extra is not None:
+            try:
+                extra.update(self.extra(frame.image, objects))
+            except Exception:  # pictures for the screen must never stop a reading
+                log.exception("frame %s: no pictures for the screen", extra["frame"])
+        self.live.observe(observation, extra=extra)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)

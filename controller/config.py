@@ -11,6 +11,7 @@ Keys are dotted: `[table] mode = "hazard"` is `table.mode`; a mode's own setting
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -57,6 +58,28 @@ SETTINGS = (
     Setting("web.private_key", "", "the TLS private key file (PEM) of web.certificate"),
 )
 
+def _camera_source(value: str) -> None:
+    kind, _, arg = value.partition(":")
+    if kind in ("auto", "picamera", "demo", "none") and not arg:
+        return
+    if kind == "usb" and (not arg or arg.isdigit() or arg.startswith("/dev/")):
+        return
+    if kind == "replay" and arg:
+        return
+    raise ValueError("not a camera source")
+
+
+def _size(value: list) -> None:
+    if len(value) != 2 or not all(isinstance(v, int | float) and v > 0 for v in value):
+        raise ValueError("two positive numbers: width and depth")
+
+
+def _polygon(value: list) -> None:
+    if len(value) < 3 or not all(isinstance(p, list) and len(p) == 2 and all(
+            isinstance(v, int | float) for v in p) for p in value):
+        raise ValueError("three or more [x, y] points")
+
+
 def _pins(value: list) -> None:
     if len(value) != 3:
         raise ValueError("three pins: red, green, blue")
@@ -65,6 +88,23 @@ def _pins(value: list) -> None:
 #: The table's devices: the camera's reading, GPIO buttons and LEDs (BCM numbers), the
 #: receipt printer.
 DEVICE_SETTINGS = (
+    Setting("camera.source", "auto", "auto: the Pi camera, else a USB webcam, else the demo "
+            "table; or picamera, usb, usb:N, replay:FOLDER, demo, none",
+            check=_camera_source, accepts="auto, picamera, usb[:N], replay:FOLDER, demo or none"),
+    Setting("camera.profile", "", "the dice recognition profile folder; empty: the shipped "
+            "calibration/fortunes-and-winds"),
+    Setting("camera.fps", 10.0, "frames a second taken from the camera", minimum=1.0,
+            maximum=30.0),
+    Setting("camera.settle_seconds", 2.0, "the table must be still this long before a roll "
+            "is read", minimum=0.2, maximum=10.0),
+    Setting("camera.felt_mm", [510.0, 380.0], "the felt's width and depth between the corner "
+            "markers' centres, in mm", check=_size, accepts="[width, depth] in mm"),
+    Setting("zones.rolling", [[0.0, 0.0], [420.0, 0.0], [420.0, 380.0], [0.0, 380.0]],
+            "where the dice are thrown: a polygon in table mm from the felt's top-left corner",
+            check=_polygon, accepts="a list of [x, y] points in mm"),
+    Setting("zones.tray", [[420.0, 0.0], [510.0, 0.0], [510.0, 380.0], [420.0, 380.0]],
+            "where set-aside dice rest: a polygon in table mm", check=_polygon,
+            accepts="a list of [x, y] points in mm"),
     Setting("live.confirm", "banker", "a sure, fitting roll is applied at once (auto) or after "
             "the banker's confirm (banker)", choices=("auto", "banker")),
     Setting("live.min_confidence", 0.9, "a die read with less confidence waits for the banker",
@@ -217,7 +257,10 @@ class Config:
         by_section: dict[str, list[str]] = {}
         for key in sorted(self.values):
             section, leaf = key.rsplit(".", 1)
-            value = tomli_w.dumps({leaf: self.values[key]}).strip()
+            value = self.values[key]
+            # Arrays on one line (JSON's array of numbers or strings is TOML's too).
+            value = (f"{leaf} = {json.dumps(value)}" if isinstance(value, list)
+                     else tomli_w.dumps({leaf: value}).strip())
             by_section.setdefault(section, []).append(f"{value}  # {self.source(key)}")
         for section, rows in by_section.items():
             lines += [f"[{section}]", *rows, ""]

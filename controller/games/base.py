@@ -327,6 +327,12 @@ class Engine:
         """The chance step real dice would give now, drawn from `rng` (simulation, demo)."""
         raise NotImplementedError
 
+    def demo_throw(self, state: State, rng: random.Random
+                   ) -> tuple[list[str], list[str]] | None:
+        """For the demo table: the labels a random throw shows, and the labels of the dice
+        kept aside in the tray; None when this mode's dice are not labelled dice."""
+        return None
+
     def random_command(self, state: State, rng: random.Random) -> Command:
         """A command a player at this table might give now (chance steps drawn from `rng`)."""
         raise NotImplementedError

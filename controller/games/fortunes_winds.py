@@ -629,6 +629,12 @@ class FortunesWinds(Engine):
         """A roll of every die not set aside, each showing one of its faces at random."""
         return Command("roll", {"faces": [rng.choice(DIE[d].faces) for d in state.to_roll()]})
 
+    def demo_throw(self, state: FortunesWindsState, rng: random.Random
+                   ) -> tuple[list[str], list[str]]:
+        showing = state.showing_map()
+        return (list(self.chance_step(state, rng).args["faces"]),
+                [showing[d] for d in state.set_aside])
+
     def random_command(self, state: FortunesWindsState, rng: random.Random) -> Command:
         shooter = state.shooter
         if shooter is None:

@@ -1,0 +1,146 @@
+"""The camera of a running table: source, recognizer, geometry, settle, the loop, the demo.
+
+This is where the vision side and the table meet (`feltbank run` composes them here): the
+controller's camera loop gets the vision objects through small interfaces only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.camera_loop import CameraLoop
+from controller.config import Config
+from controller.errors import ConfigError, IllegalCommand
+from controller.live import LiveTable
+from controller.table import Table
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PROFILE = Path(__file__).resolve().parents[2] / "calibration" / "fortunes-and-winds"
+
+
+def choose_source(spec: str) -> str:
+    """The camera to open for camera.source = `spec` ("auto": what this machine has)."""
+    if spec != "auto":
+        return spec
+    from hardware.pins import on_a_pi
+
+    if on_a_pi():
+        try:
+            import picamera2  # noqa: F401
+
+            return "picamera"
+        except ImportError:
+            pass
+    if os.path.exists("/dev/video0"):
+        return "usb:0"
+    return "demo"
+
+
+@dataclass
+class CameraRig:
+    """The running camera: its loop, the source, and the demo table when there is one."""
+
+    loop: CameraLoop
+    source: object
+    profile: object
+    profile_path: str
+    demo: object | None = None
+
+    def health(self) -> dict:
+        status = self.loop.status.to_json()
+        age = status["last_frame_age_s"]
+        ok = status["camera"] == "ok" and age is not None and age < 5.0
+        return {"ok": ok, **status, "source": getattr(self.source, "name", "camera")}
+
+    def recognizer_health(self) -> dict:
+        return {"ok": True, "profile": self.profile_path, "die_set": self.profile.die_set,
+                "labels": len(self.profile.labels)}
+
+    def stop(self) -> None:
+        self.loop.stop()
+        close = getattr(self.source, "close", None)
+        if close:
+            close()
+
+
+def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
+                 ) -> CameraRig | None:
+    """Open the configured camera and start reading; None for camera.source = "none"."""
+    spec = choose_source(config["camera.source"])
+    if spec == "none":
+        return None
+    from vision.camera import open_camera
+    from vision.errors import VisionError
+    from vision.profile import load_profile, resolve
+    from vision.recognizer import Recognizer
+    from vision.screen import reading_pictures
+    from vision.settle import SettleDetector
+
+    zones = {"rolling": [tuple(p) for p in config["zones.rolling"]],
+             "tray": [tuple(p) for p in config["zones.tray"]]}
+    try:
+        profile_path = resolve(config["camera.profile"] or DEFAULT_PROFILE)
+        profile = load_profile(profile_path)
+        recognizer = Recognizer(profile)
+        demo = None
+        if spec == "demo":
+            from vision.demo import DemoCamera
+
+            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
+            geometry = source.geometry
+        else:
+            source = open_camera(spec)
+            geometry = None
+    except VisionError as exc:
+        raise ConfigError(f"camera: {exc}") from None
+    felt_mm = tuple(config["camera.felt_mm"])
+    place = {"geometry": geometry}
+
+    def read(img):
+        if place["geometry"] is None:
+            # A real camera: the felt's corners from the four printed markers, once seen.
+            from vision.geometry import TableGeometry
+
+            try:
+                place["geometry"] = TableGeometry.from_markers(img, felt_mm, zones)
+            except VisionError:
+                pass  # no markers (yet): dice are read, every one in the rolling area
+        return [r.to_json() for r in recognizer.read(img, place["geometry"])]
+
+    settle = SettleDetector(still_s=config["camera.settle_seconds"], felt=profile.felt,
+                            side_px=profile.geometry.side_px)
+    loop = CameraLoop(source, settle, read, live, heartbeat=heartbeat, extra=reading_pictures,
+                      idle_seconds=min(0.05, 1.0 / config["camera.fps"] / 2))
+    loop.start()
+    log.info("camera: %s, profile %s", spec, config["camera.profile"] or DEFAULT_PROFILE)
+    return CameraRig(loop, source, profile, str(profile_path), demo)
+
+
+class DemoThrower:
+    """Throws the demo table's dice as the shooter would: what must be rolled, at random."""
+
+    def __init__(self, table: Table, demo, seed: int | None = None):
+        self.table = table
+        self.demo = demo
+        self.rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> dict:
+        """Throw; what the dice will show (before the camera reads them)."""
+        with self._lock:
+            engine, state = self.table.engine, self.table.state
+            if engine is None:
+                raise IllegalCommand("the table is not open")
+            throw = engine.demo_throw(state, self.rng)
+            if throw is None:
+                raise IllegalCommand(f"the demo table has no {engine.title} dice; enter the "
+                                     "throw by hand")
+            rolled, kept = throw
+            self.demo.throw(rolled, kept)
+            return {"rolled": rolled, "kept": kept}

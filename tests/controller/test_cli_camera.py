@@ -1,0 +1,81 @@
+"""The demo table end to end in one process: a throw, the real recognizer, the live table."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.cli.camera import DemoThrower, start_camera
+from controller.config import load_config
+from controller.errors import IllegalCommand
+from controller.games.base import Command
+from controller.games.play import seated_table
+from controller.journal import Journal
+from controller.live import LiveTable
+from controller.table import Table
+
+
+def wait_for(check, seconds=20.0):
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return check()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[camera]\nsource = "demo"\nsettle_seconds = 0.3\nfps = 20.0\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("fortunes-winds", players=2, coins=100):
+        table.submit(cmd)
+    live = LiveTable(table, confirm="banker")
+    rig = start_camera(config, table, live)
+    yield table, live, rig, DemoThrower(table, rig.demo, seed=3)
+    rig.stop()
+
+
+@pytest.mark.slow
+def test_a_demo_throw_is_read_by_the_real_recognizer_and_confirmed(demo):
+    table, live, rig, throw = demo
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    first_reading = rig.loop.status.readings
+    thrown = throw()
+    assert wait_for(lambda: rig.loop.status.readings > first_reading and live.pending)
+    pending = live.pending
+    assert pending.reading.ready, pending.reading.problems
+    assert sorted(pending.reading.commands[0].args["faces"]) == sorted(thrown["rolled"])
+    assert pending.extra["frame_jpeg"][:2] == b"\xff\xd8"
+    assert len(pending.extra["crops"]) == 5
+    live.confirm(pending.id)
+    state = table.state
+    assert state.roll == 1  # (seeded) the turn goes on: keep two dice aside, throw the rest
+    keep = [state.showing_map()["EARTH"], state.showing_map()["WATER"]]
+    table.submit(Command("set-aside", {"dice": keep}))
+    seen = rig.loop.status.readings
+    thrown = throw()
+    assert thrown["kept"] == keep and len(thrown["rolled"]) == 3
+    assert wait_for(lambda: rig.loop.status.readings > seen and live.pending)
+    reading = live.pending.reading
+    assert reading.ready, reading.problems
+    assert [c.kind for c in reading.commands] == ["roll"]  # the tray dice did not move
+    live.confirm(live.pending.id)
+    assert table.state.roll in (0, 2)
+    health = rig.health()
+    assert health["ok"] and health["source"] == "demo" and health["last_frame_age_s"] < 5
+    assert rig.recognizer_health()["labels"] == 16
+
+
+def test_the_demo_has_no_hazard_dice(tmp_path):
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("hazard", players=1, coins=10):
+        table.submit(cmd)
+
+    class Nowhere:
+        def throw(self, rolled, kept):
+            raise AssertionError("not thrown")
+
+    with pytest.raises(IllegalCommand, match="no Hazard dice"):
+        DemoThrower(table, Nowhere())()

@@ -1,0 +1,37 @@
+"""Pictures for the banker's screen: frames and crops of each die as JPEG."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+
+
+def jpeg(img: np.ndarray, quality: int = 80, width: int | None = None) -> bytes:
+    """`img` as JPEG bytes, scaled down to `width` pixels across when it is wider."""
+    if width and img.shape[1] > width:
+        scale = width / img.shape[1]
+        img = cv2.resize(img, (width, round(img.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise VisionError("the frame could not be encoded as JPEG")
+    return data.tobytes()
+
+
+def crop(img: np.ndarray, center: tuple[float, float], size: int) -> np.ndarray:
+    """A `size`-pixel square of `img` around `center`, padded where it leaves the frame."""
+    half = size // 2
+    x, y = round(center[0]), round(center[1])
+    padded = cv2.copyMakeBorder(img, half, half, half, half, cv2.BORDER_CONSTANT)
+    return padded[y:y + size, x:x + size]
+
+
+def reading_pictures(img: np.ndarray, objects: list[dict], width: int = 960) -> dict:
+    """The settled frame and a crop of every object (in their order), for the dashboard."""
+    crops = []
+    for obj in objects:
+        corners = np.asarray(obj.get("corners") or [], float)
+        side = float(np.ptp(corners[:, 0])) if corners.size else 50.0
+        crops.append(jpeg(crop(img, tuple(obj["center"]), max(64, round(side * 2.2)))))
+    return {"frame_jpeg": jpeg(img, width=width), "crops": crops}
