@@ -42,11 +42,13 @@ log = logging.getLogger(__name__)
 
 def create_app(config: Mapping[str, Any] | None = None, table: Table | None = None,
                camera: Camera | None = None, live: LiveTable | None = None,
-               calibrator: Any = None, health: Callable[[], dict] | None = None) -> Flask:
+               calibrator: Any = None, health: Callable[[], dict] | None = None,
+               demo: Callable[[], dict] | None = None) -> Flask:
     """The dashboard of `table` (opened from the configuration when not given); `live` is
     the camera's door to the table, whose waiting readings the banker confirms here;
     `calibrator` the vision side's calibration service (see web/calibration.py); `health`
-    reports each part of the running table for /healthz (default: the journal's only)."""
+    reports each part of the running table for /healthz (default: the journal's only);
+    `demo` throws the demo table's dice (only when the camera is the demo table)."""
     overrides = dict(config or {})
     conf: Config = overrides.pop("FELTBANK", None) or load_config()
     app = Flask(__name__)
@@ -92,6 +94,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         "feltbank.config": conf,
         "feltbank.live": live,
         "feltbank.calibrator": calibrator,
+        "feltbank.demo": demo,
         "feltbank.health": health or (lambda: {"journal": health_page.table_health(table)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),

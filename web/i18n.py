@@ -54,6 +54,8 @@ FRENCH = {
     "Confirm the roll": "Confirmer le lancer",
     "Confirm": "Confirmer",
     "Reject: read again": "Rejeter : relire",
+    "Throw the dice (demo table)": "Lancer les dés (table de démonstration)",
+    "The camera reads them once they settle.": "La caméra les lit dès qu'ils sont immobiles.",
     "Tap the face each die shows.": "Touchez la face que montre chaque dé.",
     "uncertain": "incertain",
     "not read": "non lu",

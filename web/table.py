@@ -3,7 +3,7 @@ the mode's page, and the JSON door through which the banker's commands go."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, g, jsonify, render_template
+from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
 
 from controller.errors import IllegalCommand
 from controller.games.base import Command
@@ -52,6 +52,7 @@ def frame_context() -> dict:
         "settlement": settlement,
         "journal_tail": [(r, describe(r)) for r in reversed(recent_records(8))],
         "chips": CHIPS,
+        "demo": current_app.extensions.get("feltbank.demo") is not None,
     }
 
 
@@ -100,6 +101,8 @@ def panel():
 def state() -> Response:
     out = table().view()
     out["camera"] = camera_status(camera())
+    door = live()
+    out["pending"] = door.pending.to_json() if door is not None and door.pending else None
     out["user"] = {"name": g.user.name, "role": g.user.role}
     return jsonify(out)
 
@@ -199,6 +202,20 @@ def confirm_reading() -> Response:
     except IllegalCommand as exc:
         return jsonify({"error": str(exc)}), 422
     return jsonify({"outcomes": [o.to_json() for o in outcomes]})
+
+
+@bp.post("/api/demo/throw")
+@banker_required
+def demo_throw() -> Response:
+    """The demo table throws the dice the shooter must roll; the camera then reads them."""
+    thrower = current_app.extensions.get("feltbank.demo")
+    if thrower is None:
+        abort(404, description="this table has a real camera (or none): the shooter throws")
+    try:
+        thrown = thrower()
+    except IllegalCommand as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify(thrown)
 
 
 @bp.post("/api/live/reject")

@@ -65,6 +65,8 @@ class TableDevices:
 
         self.table = table
         self.live = live
+        #: The demo table's thrower, when the camera is the demo table.
+        self.demo = None
         self.actions: queue.Queue[str | None] = queue.Queue()
         self.factory = factory or pin_factory(config["gpio.factory"])
         pins = pin_map(config)
@@ -125,6 +127,13 @@ class TableDevices:
             except IllegalCommand as exc:
                 log.info("pass-dice refused: %s", exc)
                 self.lights.show("needs_banker")
+        elif action == "confirm" and self.demo is not None and (
+                self.live is None or self.live.pending is None):
+            # The demo table: with nothing to confirm, the confirm button throws the dice.
+            try:
+                self.demo()
+            except IllegalCommand as exc:
+                log.info("demo throw: %s", exc)
         elif action in ("confirm", "reject") and self.live is not None:
             try:
                 if action == "confirm":

@@ -18,6 +18,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from controller.cli.camera import CameraRig, DemoThrower, start_camera
 from controller.cli.common import add_config_option, config_of
 from controller.cli.hardware import TableDevices
 from controller.errors import ConfigError, IllegalCommand
@@ -62,8 +63,9 @@ def open_table(config) -> Table:
 
 
 @contextmanager
-def table_service(config):
-    """The running table: its journal, the camera's door (live), the devices, the supervisor."""
+def table_service(config, camera: bool = True):
+    """The running table: its journal, the camera's door (live), the devices, the camera,
+    the supervisor."""
     table = open_table(config)
     live = LiveTable(table, confirm=config["live.confirm"],
                      min_confidence=config["live.min_confidence"])
@@ -73,15 +75,23 @@ def table_service(config):
         Ticker(supervisor.heartbeat("table", max_age=10), table.responsive, every=2),
         Ticker(supervisor.heartbeat("devices", max_age=10), devices.alive, every=2),
     ]
+    rig = demo = None
+    if camera:
+        rig = start_camera(config, table, live,
+                           heartbeat=supervisor.heartbeat("camera", max_age=15))
+        if rig is not None and rig.demo is not None:
+            demo = devices.demo = DemoThrower(table, rig.demo)
     view = table.view()
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
     try:
-        yield Service(table, live, supervisor, devices, tickers)
+        yield Service(table, live, supervisor, devices, tickers, rig, demo)
     finally:
         supervisor.stop()
         for ticker in tickers:
             ticker.stop()
+        if rig is not None:
+            rig.stop()
         devices.close()
 
 
@@ -92,6 +102,24 @@ class Service:
     supervisor: Supervisor
     devices: TableDevices
     tickers: list[Ticker]
+    camera: CameraRig | None = None
+    demo: DemoThrower | None = None
+
+    def web_camera(self):
+        """The camera as the dashboard sees it (newest frame as JPEG, status), or None."""
+        if self.camera is None:
+            return None
+        from vision.screen import jpeg
+        from web.camera import LoopCamera
+
+        return LoopCamera(self.camera.loop, lambda img: jpeg(img, width=1280))
+
+    def app(self, config):
+        """The dashboard of this running table."""
+        from web import create_app
+
+        return create_app({"FELTBANK": config}, table=self.table, live=self.live,
+                          camera=self.web_camera(), health=self.health, demo=self.demo)
 
     def watch_web(self, host: str, port: int, tls: bool = False) -> None:
         """Beat the "web" heartbeat while the dashboard's own server answers /healthz."""
@@ -126,7 +154,10 @@ class Service:
         return {
             "journal": table_health(self.table),
             "printer": printer,
-            "camera": {"ok": True, "state": "none", "reason": "no camera is configured"},
+            "camera": (self.camera.health() if self.camera is not None
+                       else {"ok": True, "camera": "none", "reason": "camera.source = none"}),
+            "recognizer": (self.camera.recognizer_health() if self.camera is not None
+                           else {"ok": True, "profile": None}),
             "heartbeats": {"ok": not self.supervisor.stale(),
                            "parts": self.supervisor.health()},
         }
@@ -141,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if not (args.commands or args.no_web or args.dev):
         # gunicorn: the whole table service runs in its worker, after the fork.
         return serve(config, host, port)
-    with table_service(config) as service:
+    with table_service(config, camera=not args.commands) as service:
         if args.commands:
             source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
             with source:
@@ -184,10 +215,7 @@ def tls_files(config) -> tuple[str, str] | None:
 
 def serve_dev(config, service: Service, host: str, port: int) -> int:
     """The dashboard on Flask's development server, in this process, without the reloader."""
-    from web import create_app
-
-    app = create_app({"FELTBANK": config}, table=service.table, live=service.live,
-                     health=service.health)
+    app = service.app(config)
     log.info("dashboard (development server) on %s:%d", host, port)
     app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False,
             ssl_context=tls_files(config))
@@ -232,8 +260,6 @@ def serve(config, host: str, port: int) -> int:
                     self.cfg.set(key, value)
 
         def load(self):
-            from web import create_app
-
             # In the worker: the service lives as long as the worker, closed when it exits.
             service_cm = table_service(config)
             service = service_cm.__enter__()
@@ -241,8 +267,7 @@ def serve(config, host: str, port: int) -> int:
                                                                                   None))
             service.watch_web(host, port, tls=tls_files(config) is not None)
             service.supervisor.start()
-            return create_app({"FELTBANK": config}, table=service.table, live=service.live,
-                              health=service.health)
+            return service.app(config)
 
     log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
              config["web.threads"])

@@ -265,6 +265,7 @@ ACCESS = {
     ("POST", "/api/check"): "banker",
     ("POST", "/api/live/confirm"): "banker",
     ("POST", "/api/live/reject"): "banker",
+    ("POST", "/api/demo/throw"): "banker",
     ("GET", "/money/"): "banker",
     ("GET", "/money/journal.jsonl"): "banker",
     ("GET", "/money/journal.csv"): "banker",

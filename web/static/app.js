@@ -196,6 +196,7 @@
     }
     if (el.id === "confirm-roll") { confirmRoll(); return; }
     if (el.id === "confirm-reading") { confirmReading(); return; }
+    if (el.id === "demo-throw") { post("/api/demo/throw", {}); return; }
     if (el.id === "reject-reading") {
       post("/api/live/reject", { pending: document.getElementById("confirm").dataset.pending });
       return;
