@@ -32,6 +32,8 @@ class CameraStatus:
     last_frame_at: float | None = None  # monotonic seconds
     frames: int = 0
     readings: int = 0
+    #: When the table last turned settled (monotonic seconds): where a reading starts.
+    settled_at: float | None = None
 
     def to_json(self, now: float | None = None) -> dict:
         now = time.monotonic() if now is None else now
@@ -85,6 +87,7 @@ class CameraLoop:
             self._read_this_settle = False
         elif not self._read_this_settle:
             self._read_this_settle = True
+            self.status.settled_at = time.monotonic()
             self._read(frame)
         if changed:
             self.on_change(self.status)

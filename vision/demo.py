@@ -56,6 +56,9 @@ class DemoCamera(CameraSource):
         self._next_t = 0.0
         self._index = 0
         self._seed = seed
+        self._noisy: list[np.ndarray] = []
+        #: When the thrown dice came to rest: the first frame showing them still.
+        self.rested_at: float | None = None
         self._lock = threading.Lock()
         scene = render_scene(self.params, [], seed=seed)
         self.geometry = TableGeometry.from_corners(scene.felt_corners, self.params.felt_mm,
@@ -108,8 +111,17 @@ class DemoCamera(CameraSource):
         self._next_t = now + self.period
         with self._lock:
             dice = self._queue.pop(0) if self._queue else None
+            resting = dice is not None and not self._queue
         if dice is not None:
             self._seed += 1
             self._still = render_scene(self.params, dice, seed=self._seed).image
+            self._noisy = []
+            if resting:
+                self.rested_at = now
+                # A real sensor's frames differ by noise even when nothing moves.
+                noise_rng = np.random.default_rng(self._seed)
+                self._noisy = [np.clip(self._still + noise_rng.normal(0, 1.5, self._still.shape),
+                                       0, 255).astype(np.uint8) for _ in range(3)]
         self._index += 1
-        return Frame(self._still, now, self._index)
+        image = self._noisy[self._index % len(self._noisy)] if self._noisy else self._still
+        return Frame(image, now, self._index)

@@ -144,3 +144,91 @@ class DemoThrower:
             rolled, kept = throw
             self.demo.throw(rolled, kept)
             return {"rolled": rolled, "kept": kept}
+
+
+def register_bench(bench_subparsers) -> None:
+    """`feltbank bench live`: from the dice settling to the read roll on the event stream."""
+    p = bench_subparsers.add_parser(
+        "live", help="settled dice to the read roll on the dashboard's event stream; idle CPU",
+        description="Throws the demo table's dice again and again and times each reading: "
+                    "from the dice coming to rest, and from the settle detector's verdict, to "
+                    "the moment the dashboard's event stream (the broadcaster its SSE handler "
+                    "waits on) has the read roll. Then measures the CPU an idle table uses.")
+    p.add_argument("--throws", type=int, default=10, help="throws to time (default 10)")
+    p.add_argument("--settle", type=float, default=2.0,
+                   help="camera.settle_seconds (default 2.0)")
+    p.add_argument("--fps", type=float, default=10.0, help="camera.fps (default 10)")
+    p.add_argument("--idle", type=float, default=10.0, help="seconds of idle table measured")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=bench_live)
+
+
+def bench_live(args) -> int:
+    import statistics
+    import tempfile
+    import time
+
+    from controller.cli.common import print_json
+    from controller.config import load_config
+    from controller.games.base import Command
+    from controller.games.play import seated_table
+    from controller.journal import Journal
+    from web import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config_file = Path(tmp) / "feltbank.toml"
+        config_file.write_text(f'[camera]\nsource = "demo"\nsettle_seconds = {args.settle}\n'
+                               f'fps = {args.fps}\n')
+        config = load_config(config_file)
+        table = Table(Journal(Path(tmp) / "journal.sqlite3"))
+        for cmd in [*seated_table("fortunes-winds", players=2, coins=1000),
+                    Command("bet", {"player": "P1", "bet": "standard", "amount": 1})]:
+            table.submit(cmd)
+        live = LiveTable(table, confirm="banker")
+        rig = start_camera(config, table, live)
+        throw = DemoThrower(table, rig.demo, seed=1)
+        app = create_app({"FELTBANK": config, "DATA_DIR": Path(tmp)}, table=table, live=live,
+                         demo=throw)
+        stream = app.extensions["feltbank.broadcaster"]
+        from_rest, from_settled = [], []
+        try:
+            for _ in range(args.throws):
+                version = stream.pending_version
+                throw()
+                if not stream.wait(stream.last, 60.0, version):
+                    raise SystemExit("bench: no reading in 60 s")
+                arrived = time.monotonic()
+                from_rest.append(arrived - rig.demo.rested_at)
+                from_settled.append(arrived - rig.loop.status.settled_at)
+                live.reject()  # the same first roll is thrown again
+            time.sleep(args.settle + 0.5)  # the table settles into idleness
+            cpu0, wall0 = time.process_time(), time.monotonic()
+            time.sleep(args.idle)
+            idle_cpu = (time.process_time() - cpu0) / (time.monotonic() - wall0)
+            frames = rig.loop.status.frames
+        finally:
+            rig.stop()
+            table.journal.close()
+
+    def ms(values, q):
+        return round(1000 * statistics.quantiles(values, n=20)[18] if q == 95 and len(
+            values) > 1 else 1000 * statistics.median(values), 1)
+
+    figures = {
+        "throws": args.throws, "settle_seconds": args.settle, "fps": args.fps,
+        "settled_to_stream_ms": {"median": ms(from_settled, 50), "p95": ms(from_settled, 95)},
+        "rest_to_stream_ms": {"median": ms(from_rest, 50), "p95": ms(from_rest, 95)},
+        "idle_cpu_percent_of_one_core": round(100 * idle_cpu, 1),
+        "frames": frames,
+    }
+    if args.json:
+        print_json(figures)
+    else:
+        s, r = figures["settled_to_stream_ms"], figures["rest_to_stream_ms"]
+        print(f"settled verdict -> read roll on the event stream: median {s['median']} ms, "
+              f"p95 {s['p95']} ms ({args.throws} throws)")
+        print(f"dice at rest -> read roll on the event stream: median {r['median']} ms, "
+              f"p95 {r['p95']} ms (includes the {args.settle:g} s still window)")
+        print(f"idle table at {args.fps:g} fps: {figures['idle_cpu_percent_of_one_core']}% "
+              "of one core")
+    return 0

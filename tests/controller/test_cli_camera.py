@@ -79,3 +79,17 @@ def test_the_demo_has_no_hazard_dice(tmp_path):
 
     with pytest.raises(IllegalCommand, match="no Hazard dice"):
         DemoThrower(table, Nowhere())()
+
+
+@pytest.mark.bench
+def test_bench_live_reports_latency_and_idle_cpu(capsys):
+    import json
+
+    from controller.cli import main
+
+    assert main(["bench", "live", "--throws", "2", "--settle", "0.3", "--idle", "1",
+                 "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert 0 < figures["settled_to_stream_ms"]["median"] < figures["rest_to_stream_ms"]["median"]
+    assert figures["rest_to_stream_ms"]["median"] >= 300  # the still window comes first
+    assert 0 <= figures["idle_cpu_percent_of_one_core"] < 100 and figures["frames"] > 10
