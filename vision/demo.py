@@ -85,9 +85,10 @@ class DemoCamera(CameraSource):
                 places.append(p)
         raise VisionError(f"no room for {n} dice in the rolling area")
 
-    def throw(self, rolled: list[str], kept: list[str] = ()) -> None:
+    def throw(self, rolled: list[str], kept: list[str] = (), tumble: bool = True) -> None:
         """Throw dice showing `rolled` (they land in the rolling area) and lay `kept` in the
-        tray; the frames that follow show the throw, then the dice at rest."""
+        tray; the frames that follow show the throw (unless not `tumble`: the dice are laid
+        down), then the dice at rest."""
         if len(kept) > len(TRAY_SLOTS):
             raise VisionError(f"the tray holds {len(TRAY_SLOTS)} dice, not {len(kept)}")
         rest = [self._spec(label, xy, float(self.rng.uniform(0, 90)))
@@ -95,7 +96,7 @@ class DemoCamera(CameraSource):
         tray = [self._spec(label, xy, float(self.rng.uniform(-8, 8)))
                 for label, xy in zip(kept, TRAY_SLOTS, strict=False)]
         frames = []
-        for k in range(self.tumble_frames, 0, -1):
+        for k in range(self.tumble_frames if tumble else 0, 0, -1):
             frames.append(tray + [replace(d, x_mm=d.x_mm - 12 * k, y_mm=d.y_mm + 7 * k,
                                           yaw_deg=d.yaw_deg + 30 * k,
                                           motion_px=(8.0 * k, -5.0 * k)) for d in rest])

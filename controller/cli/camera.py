@@ -42,15 +42,62 @@ def choose_source(spec: str) -> str:
     return "demo"
 
 
+def profile_store(config: Config) -> Path:
+    """Where the dashboard's calibrations go: profiles/ in the data folder."""
+    return config.data_dir / "profiles"
+
+
+def profile_path(config: Config) -> Path:
+    """The profile to read dice with: camera.profile, else the table's own calibration (the
+    active version in the data folder's profiles/), else the shipped one."""
+    from vision.profile import read_active
+
+    if config["camera.profile"]:
+        return Path(config["camera.profile"])
+    store = profile_store(config)
+    if store.is_dir() and read_active(store).get("active"):
+        return store
+    return DEFAULT_PROFILE
+
+
 @dataclass
 class CameraRig:
     """The running camera: its loop, the source, and the demo table when there is one."""
 
     loop: CameraLoop
     source: object
-    profile: object
-    profile_path: str
+    place: dict  # "recognizer", "profile", "profile_path", "geometry": swapped on activation
     demo: object | None = None
+
+    @property
+    def profile(self):
+        return self.place["profile"]
+
+    def use_profile(self, path) -> None:
+        """Read with the (active version of the) profile at `path` from the next frame on."""
+        from vision.profile import load_profile, resolve
+        from vision.recognizer import Recognizer
+
+        resolved = resolve(path)
+        profile = load_profile(resolved)
+        self.place.update(recognizer=Recognizer(profile), profile=profile,
+                          profile_path=str(resolved))
+        log.info("camera: now reading with %s", resolved)
+
+    def show(self, label: str, seconds: float = 15.0) -> None:
+        """The demo table lays one die with `label` up and waits until it rests."""
+        import time
+
+        before = self.demo.rested_at
+        self.demo.throw([label], [], tumble=False)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            frame = self.loop.last_frame
+            if self.demo.rested_at != before and frame is not None and (
+                    frame.t >= self.demo.rested_at):
+                return
+            time.sleep(0.05)
+        raise ValueError("the demo table did not settle")
 
     def health(self) -> dict:
         status = self.loop.status.to_json()
@@ -59,8 +106,8 @@ class CameraRig:
         return {"ok": ok, **status, "source": getattr(self.source, "name", "camera")}
 
     def recognizer_health(self) -> dict:
-        return {"ok": True, "profile": self.profile_path, "die_set": self.profile.die_set,
-                "labels": len(self.profile.labels)}
+        return {"ok": True, "profile": self.place["profile_path"],
+                "die_set": self.profile.die_set, "labels": len(self.profile.labels)}
 
     def stop(self) -> None:
         self.loop.stop()
@@ -85,8 +132,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
     zones = {"rolling": [tuple(p) for p in config["zones.rolling"]],
              "tray": [tuple(p) for p in config["zones.tray"]]}
     try:
-        profile_path = resolve(config["camera.profile"] or DEFAULT_PROFILE)
-        profile = load_profile(profile_path)
+        resolved = resolve(profile_path(config))
+        profile = load_profile(resolved)
         recognizer = Recognizer(profile)
         demo = None
         if spec == "demo":
@@ -100,7 +147,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
     felt_mm = tuple(config["camera.felt_mm"])
-    place = {"geometry": geometry}
+    place = {"geometry": geometry, "recognizer": recognizer, "profile": profile,
+             "profile_path": str(resolved)}
 
     def read(img):
         if place["geometry"] is None:
@@ -111,15 +159,28 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
                 place["geometry"] = TableGeometry.from_markers(img, felt_mm, zones)
             except VisionError:
                 pass  # no markers (yet): dice are read, every one in the rolling area
-        return [r.to_json() for r in recognizer.read(img, place["geometry"])]
+        return [r.to_json() for r in place["recognizer"].read(img, place["geometry"])]
 
     settle = SettleDetector(still_s=config["camera.settle_seconds"], felt=profile.felt,
                             side_px=profile.geometry.side_px)
     loop = CameraLoop(source, settle, read, live, heartbeat=heartbeat, extra=reading_pictures,
                       idle_seconds=min(0.05, 1.0 / config["camera.fps"] / 2))
     loop.start()
-    log.info("camera: %s, profile %s", spec, config["camera.profile"] or DEFAULT_PROFILE)
-    return CameraRig(loop, source, profile, str(profile_path), demo)
+    log.info("camera: %s, profile %s", spec, resolved)
+    return CameraRig(loop, source, place, demo)
+
+
+def calibrator_for(config: Config, rig: CameraRig):
+    """The dashboard's guided calibration on this table's camera (the demo lays the dice)."""
+    from vision.calibrator import Calibrator
+
+    def frame():
+        last = rig.loop.last_frame
+        return None if last is None else last.image
+
+    return Calibrator(profile_store(config), config.data_dir / "captures", frame,
+                      show=rig.show if rig.demo is not None else None,
+                      on_activate=rig.use_profile)
 
 
 class DemoThrower:

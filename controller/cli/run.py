@@ -18,7 +18,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from controller.cli.camera import CameraRig, DemoThrower, start_camera
+from controller.cli.camera import CameraRig, DemoThrower, calibrator_for, start_camera
 from controller.cli.common import add_config_option, config_of
 from controller.cli.hardware import TableDevices
 from controller.errors import ConfigError, IllegalCommand
@@ -118,8 +118,10 @@ class Service:
         """The dashboard of this running table."""
         from web import create_app
 
+        calibrator = calibrator_for(config, self.camera) if self.camera is not None else None
         return create_app({"FELTBANK": config}, table=self.table, live=self.live,
-                          camera=self.web_camera(), health=self.health, demo=self.demo)
+                          camera=self.web_camera(), health=self.health, demo=self.demo,
+                          calibrator=calibrator)
 
     def watch_web(self, host: str, port: int, tls: bool = False) -> None:
         """Beat the "web" heartbeat while the dashboard's own server answers /healthz."""

@@ -93,3 +93,39 @@ def test_bench_live_reports_latency_and_idle_cpu(capsys):
     assert 0 < figures["settled_to_stream_ms"]["median"] < figures["rest_to_stream_ms"]["median"]
     assert figures["rest_to_stream_ms"]["median"] >= 300  # the still window comes first
     assert 0 <= figures["idle_cpu_percent_of_one_core"] < 100 and figures["frames"] > 10
+
+
+@pytest.mark.slow
+def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_path):
+    """The dashboard's calibration, face by face on the demo table, learned and activated."""
+    from controller.cli.camera import calibrator_for, profile_path
+
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[camera]\nsource = "demo"\nsettle_seconds = 0.3\nfps = 20.0\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    table.submit(Command("open", {"mode": "fortunes-winds"}))
+    rig = start_camera(config, table, LiveTable(table))
+    try:
+        calibrator = calibrator_for(config, rig)
+        calibrator.target = 3
+        for label in calibrator.labels():
+            for _ in range(calibrator.target):
+                calibrator.capture(label)
+        assert set(calibrator.counts().values()) == {3}
+        with pytest.raises(ValueError, match="not a face"):
+            calibrator.capture("DRAGON")
+        calibrator.learn()
+        assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 60)
+        progress = calibrator.progress()
+        assert progress["state"] == "done", progress["message"]
+        assert progress["report"]["accuracy"] >= 0.9
+        calibrator.activate(progress["version"])
+        assert calibrator.versions() == {"active": "v001", "versions": ["v001"]}
+        assert rig.recognizer_health()["profile"].endswith("profiles/v001")
+        # The table's own calibration is used after a restart too.
+        assert profile_path(config) == config.data_dir / "profiles"
+        with pytest.raises(ValueError, match="no earlier active profile"):
+            calibrator.rollback()
+    finally:
+        rig.stop()
