@@ -85,6 +85,7 @@ class CameraLoop:
         self.status.table = table
         if table != "settled":
             self._read_this_settle = False
+            self.last_objects = []  # what was read no longer lies where it was
         elif not self._read_this_settle:
             self._read_this_settle = True
             self.status.settled_at = time.monotonic()

@@ -19,6 +19,31 @@ def jpeg(img: np.ndarray, quality: int = 80, width: int | None = None) -> bytes:
     return data.tobytes()
 
 
+def annotate(img: np.ndarray, objects: list[dict]) -> np.ndarray:
+    """A copy of `img` with each read object's outline, label and confidence drawn on it:
+    green when read, amber when the recognizer abstained, red for what is not a die."""
+    out = img.copy()
+    for obj in objects:
+        if obj.get("kind", "die") != "die":
+            colour = (40, 40, 220)
+        elif obj.get("label") is None:
+            colour = (0, 170, 255)
+        else:
+            colour = (60, 200, 60)
+        corners = np.asarray(obj.get("corners") or [], np.int32)
+        x, y = (round(v) for v in obj["center"])
+        if corners.size:
+            cv2.polylines(out, [corners.reshape(-1, 1, 2)], True, colour, 2, cv2.LINE_AA)
+        else:
+            cv2.circle(out, (x, y), 28, colour, 2, cv2.LINE_AA)
+        text = f"{obj.get('label') or '?'} {float(obj.get('confidence', 0)):.0%}"
+        cv2.putText(out, text, (x - 30, y - 34), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4,
+                    cv2.LINE_AA)
+        cv2.putText(out, text, (x - 30, y - 34), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2,
+                    cv2.LINE_AA)
+    return out
+
+
 def crop(img: np.ndarray, center: tuple[float, float], size: int) -> np.ndarray:
     """A `size`-pixel square of `img` around `center`, padded where it leaves the frame."""
     half = size // 2
@@ -34,4 +59,4 @@ def reading_pictures(img: np.ndarray, objects: list[dict], width: int = 960) -> 
         corners = np.asarray(obj.get("corners") or [], float)
         side = float(np.ptp(corners[:, 0])) if corners.size else 50.0
         crops.append(jpeg(crop(img, tuple(obj["center"]), max(64, round(side * 2.2)))))
-    return {"frame_jpeg": jpeg(img, width=width), "crops": crops}
+    return {"frame_jpeg": jpeg(annotate(img, objects), width=width), "crops": crops}

@@ -109,10 +109,12 @@ class Service:
         """The camera as the dashboard sees it (newest frame as JPEG, status), or None."""
         if self.camera is None:
             return None
-        from vision.screen import jpeg
+        from vision.screen import annotate, jpeg
         from web.camera import LoopCamera
 
-        return LoopCamera(self.camera.loop, lambda img: jpeg(img, width=1280))
+        loop = self.camera.loop
+        # The live picture carries the last reading's outlines, labels and confidences.
+        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects), width=1280))
 
     def app(self, config):
         """The dashboard of this running table."""
