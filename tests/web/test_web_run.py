@@ -76,13 +76,13 @@ def test_feltbank_run_serves_the_wizard(tmp_path, server):
     with open(log, "w") as err:
         proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/setup", timeout=2) as r:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/setup", timeout=5) as r:
                     page = r.read().decode()
                 break
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # not listening yet, or the worker still opening the table
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"the server did not start: {log.read_text()}")
                 time.sleep(0.2)
