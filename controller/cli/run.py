@@ -113,8 +113,9 @@ class Service:
         from web.camera import LoopCamera
 
         loop = self.camera.loop
-        # The live picture carries the last reading's outlines, labels and confidences.
-        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects), width=1280))
+        # The live picture carries the last reading's outlines, labels and confidences, at
+        # the frame's own size: the dashboard draws the waiting reading in frame pixels.
+        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects)))
 
     def app(self, config):
         """The dashboard of this running table."""
