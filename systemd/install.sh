@@ -7,8 +7,9 @@
 #   sudo systemd/install.sh uninstall --purge   # ... and remove config and data too
 #
 # Code: /opt/feltbank (venv in /opt/feltbank/.venv, made with --system-site-packages so that
-# Debian's OpenCV, picamera2 and lgpio are used). Config: /etc/feltbank/feltbank.toml. Data:
-# /var/lib/feltbank (the journal, receipts, calibration profiles).
+# Debian's OpenCV, picamera2 and lgpio are used). Data and config: /var/lib/feltbank (the
+# journal, receipts, calibration profiles, and feltbank.toml, which the dashboard's Settings
+# page writes too).
 #
 # For tests: FELTBANK_ROOT=DIR puts every file under DIR, and FELTBANK_SKIP_SYSTEM=1 skips
 # apt, users, the venv, udevadm and systemctl.
@@ -18,8 +19,8 @@ ROOT="${FELTBANK_ROOT:-}"
 SKIP_SYSTEM="${FELTBANK_SKIP_SYSTEM:-0}"
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 APP="$ROOT/opt/feltbank"
-ETC="$ROOT/etc/feltbank"
 DATA="$ROOT/var/lib/feltbank"
+CONFIG="$DATA/feltbank.toml"
 UNIT="$ROOT/etc/systemd/system/feltbank.service"
 UDEV="$ROOT/etc/udev/rules.d/60-feltbank.rules"
 USER_NAME=feltbank
@@ -55,14 +56,14 @@ make_venv() {
 }
 
 place_files() {
-    mkdir -p "$(dirname "$UNIT")" "$(dirname "$UDEV")" "$ETC" "$DATA"
+    mkdir -p "$(dirname "$UNIT")" "$(dirname "$UDEV")" "$DATA"
     install -m 644 "$SRC/systemd/feltbank.service" "$UNIT"
     install -m 644 "$SRC/systemd/udev/60-feltbank.rules" "$UDEV"
-    if [ ! -e "$ETC/feltbank.toml" ]; then
-        install -m 644 "$SRC/systemd/feltbank.toml" "$ETC/feltbank.toml"
-        say "wrote $ETC/feltbank.toml (edit it, then: sudo systemctl restart feltbank)"
+    if [ ! -e "$CONFIG" ]; then
+        install -m 640 "$SRC/systemd/feltbank.toml" "$CONFIG"
+        say "wrote $CONFIG (edit it, then: sudo systemctl restart feltbank)"
     else
-        say "kept $ETC/feltbank.toml"
+        say "kept $CONFIG"
     fi
 }
 
@@ -103,7 +104,7 @@ upgrade() {
     place_files
     system systemctl daemon-reload
     system systemctl start feltbank.service
-    say "upgraded; config in $ETC and data in $DATA kept"
+    say "upgraded; data and config in $DATA kept"
 }
 
 uninstall() {
@@ -114,11 +115,11 @@ uninstall() {
     system systemctl daemon-reload
     system udevadm control --reload
     if [ "${1:-}" = --purge ]; then
-        rm -rf "$ETC" "$DATA"
+        rm -rf "$DATA"
         system userdel "$USER_NAME"
-        say "removed, with config and data"
+        say "removed, with data and config"
     else
-        say "removed; config in $ETC and data in $DATA kept (--purge removes them)"
+        say "removed; data and config in $DATA kept (--purge removes them)"
     fi
 }
 

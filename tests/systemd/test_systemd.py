@@ -54,6 +54,8 @@ def test_the_unit_is_a_watched_hardened_notify_service():
     assert o["Service.User"] == ["feltbank"]
     assert set(o["Service.SupplementaryGroups"][0].split()) >= {"gpio", "video", "lp"}
     assert o["Service.StateDirectory"] == ["feltbank"]
+    # The override file lives in the state folder: the dashboard's Settings page writes it.
+    assert "FELTBANK_CONFIG=/var/lib/feltbank/feltbank.toml" in o["Service.Environment"]
     assert o["Service.ProtectSystem"] == ["strict"] and o["Service.NoNewPrivileges"] == ["yes"]
     assert "Service.PrivateDevices" not in o  # it would hide the camera, GPIO and printer
     assert o["Service.ExecStart"] == ["/opt/feltbank/.venv/bin/feltbank run"]
@@ -76,7 +78,7 @@ def test_install_upgrade_uninstall_keep_config_and_data(tmp_path):
     assert (root / "etc" / "systemd" / "system" / "feltbank.service").read_text() == \
         UNIT.read_text()
     assert (root / "etc" / "udev" / "rules.d" / "60-feltbank.rules").is_file()
-    config = root / "etc" / "feltbank" / "feltbank.toml"
+    config = root / "var" / "lib" / "feltbank" / "feltbank.toml"
     config.write_text('[table]\nname = "Fortune Smiles"\n')
     journal = root / "var" / "lib" / "feltbank" / "journal.sqlite3"
     journal.write_bytes(b"the session")
