@@ -88,6 +88,11 @@ class Supervisor:
             self.heartbeats[name] = beat
             return beat
 
+    def forget(self, name: str) -> None:
+        """Stop watching a component (one that could not start and was left out)."""
+        with self._lock:
+            self.heartbeats.pop(name, None)
+
     def stale(self) -> list[str]:
         """The components whose heartbeat is too old."""
         with self._lock:

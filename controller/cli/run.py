@@ -76,16 +76,23 @@ def table_service(config, camera: bool = True):
         Ticker(supervisor.heartbeat("devices", max_age=10), devices.alive, every=2),
     ]
     rig = demo = None
+    camera_error = ""
     if camera:
-        rig = start_camera(config, table, live,
-                           heartbeat=supervisor.heartbeat("camera", max_age=15))
+        try:
+            rig = start_camera(config, table, live,
+                               heartbeat=supervisor.heartbeat("camera", max_age=15))
+        except ConfigError as exc:
+            # A bad profile must not stop the table: rolls are entered by hand meanwhile.
+            camera_error = str(exc)
+            supervisor.forget("camera")
+            log.error("%s; the table runs without its camera", exc)
         if rig is not None and rig.demo is not None:
             demo = devices.demo = DemoThrower(table, rig.demo)
     view = table.view()
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
     try:
-        yield Service(table, live, supervisor, devices, tickers, rig, demo)
+        yield Service(table, live, supervisor, devices, tickers, rig, demo, camera_error)
     finally:
         supervisor.stop()
         for ticker in tickers:
@@ -104,6 +111,7 @@ class Service:
     tickers: list[Ticker]
     camera: CameraRig | None = None
     demo: DemoThrower | None = None
+    camera_error: str = ""
 
     def web_camera(self):
         """The camera as the dashboard sees it (newest frame as JPEG, status), or None."""
@@ -160,6 +168,8 @@ class Service:
             "journal": table_health(self.table),
             "printer": printer,
             "camera": (self.camera.health() if self.camera is not None
+                       else {"ok": False, "camera": "failed", "reason": self.camera_error}
+                       if self.camera_error
                        else {"ok": True, "camera": "none", "reason": "camera.source = none"}),
             "recognizer": (self.camera.recognizer_health() if self.camera is not None
                            else {"ok": True, "profile": None}),

@@ -129,3 +129,20 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
             calibrator.rollback()
     finally:
         rig.stop()
+
+
+def test_a_corrupt_profile_leaves_the_table_running_without_its_camera(tmp_path):
+    from controller.cli.run import table_service
+
+    bad = tmp_path / "profile"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("{ not json")
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(f'[camera]\nsource = "demo"\nprofile = "{bad}"\n'
+                           '[printer]\nconnection = "none"\n')
+    with table_service(load_config(config_file)) as service:
+        health = service.health()
+        assert service.camera is None and service.table.state is not None
+        assert not health["camera"]["ok"] and "manifest.json" in health["camera"]["reason"]
+        assert "camera" not in service.supervisor.health()
+        assert health["journal"]["ok"]
