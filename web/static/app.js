@@ -320,8 +320,21 @@
     }, 1000);
   }
 
+  // The camera's state line (settled, moving, frame age) kept current.
+  function watchCamera() {
+    const line = document.querySelector("#camera h2 small");
+    if (!line || document.getElementById("camera").dataset.present !== "yes") return;
+    setInterval(async () => {
+      try {
+        const r = await fetch("/camera/status", { headers: { Accept: "application/json" } });
+        if (r.ok) line.textContent = (await r.json()).message;
+      } catch (e) { /* the live status shows the connection */ }
+    }, 2000);
+  }
+
   function start() {
     watchLearning();
+    watchCamera();
     window.addEventListener("load", () => { drawReading(); startCamera(); }, { once: true });
     markChips();
     markPicks();
