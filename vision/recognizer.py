@@ -44,6 +44,15 @@ COCKED_RESIDUAL = 0.2
 MIN_MARGIN = 0.25  # relative margin (see decide)
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 MIN_SCORE = 0.45
+# (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
+# dim, blurred outline); one at a time
+SECOND_LOOK_POSES = ((0.0, 1.0), (-4.0, 1.0), (4.0, 1.0), (0.0, 0.94), (0.0, 1.06))
+SECOND_LOOK_SHIFTS = (-6, -4, -2, 0, 2, 4, 6)  # px, wider than SEARCH_SHIFTS
+# a face whose blob a flat die explains worse than the first look's search reach (in face
+# sides) may be placed off by more than that search: it gets the second look too
+POSE_UNSURE = max(SEARCH_SHIFTS) / PATCH
+DISAGREE_FACTOR = 2.0  # a second look overruling the first needs this many times the margin
+INK_RELIABILITY_FLOOR = 0.5  # a washed-out or dim ink still weighs at least this much
 
 
 @dataclass
@@ -82,7 +91,8 @@ class Profile:
         """The labels' ink colours, learned from the stored patches once."""
         if self._ink is None:
             cols = np.array([ink_colour(p) for p in self.patches])
-            self._ink = learn_ink(cols, self.patch_labels, len(self.labels))
+            contrast = np.array([ink_contrast(p) for p in self.patches])
+            self._ink = learn_ink(cols, self.patch_labels, len(self.labels), contrast)
         return self._ink
 
     def matcher(self) -> Matcher:
@@ -189,10 +199,11 @@ def _descriptors(dog: np.ndarray, grad: np.ndarray, k: int) -> np.ndarray:
     return np.concatenate([_unit_rows(d), _unit_rows(g)], 1) * np.float32(0.7071)
 
 
-def query_descriptors(stored: np.ndarray) -> np.ndarray:
+def query_descriptors(stored: np.ndarray, shifts: tuple[int, ...] = SEARCH_SHIFTS
+                      ) -> np.ndarray:
     """Descriptors of a face under the search shifts and all four turns, (S*4, D)."""
     maps = band_pass(stored)
-    wins = [_window(maps, dx, dy) for dy in SEARCH_SHIFTS for dx in SEARCH_SHIFTS]
+    wins = [_window(maps, dx, dy) for dy in shifts for dx in shifts]
     dog = np.stack([w[0] for w in wins])
     grad = np.stack([w[1] for w in wins])
     per_turn = [_descriptors(dog, grad, k) for k in range(4)]
@@ -247,21 +258,45 @@ def ink_colour(stored: np.ndarray) -> np.ndarray:
                      np.median(r2[ring])], np.float32)
 
 
+def ink_contrast(stored: np.ndarray) -> float:
+    """How far the ink stands below the sticker, in grey levels (the colours' signal).
+
+    Chromaticity is a ratio of colour differences to brightness: on a dim face its noise
+    grows as the ink's brightness falls, and glare (white light added, clipped at
+    saturation) pulls the ink's colour towards the lamp's. Both shrink this contrast.
+    """
+    inner = PATCH - 2 * int(round(PATCH * 0.12))
+    o = (stored.shape[0] - inner) // 2
+    g = _gray(cv2.GaussianBlur(stored[o:o + inner, o:o + inner], (0, 0), 1.0))
+    lo, hi = np.percentile(g, [20, 80])
+    return float(hi - g[g <= lo].mean())
+
+
 @dataclass
 class InkModel:
     """Each label's ink colour (mean) and the spread of it between captures (pooled)."""
 
     mean: np.ndarray  # (L, 4): ink and body chromaticities
     spread: np.ndarray  # (4,)
+    contrast: float | None = None  # typical ink contrast of the captures (grey levels)
 
-    def penalty(self, colour: np.ndarray) -> np.ndarray:
-        """Score penalty per label for a face of this ink colour (none within three spreads)."""
-        d = np.sqrt((((colour - self.mean) / self.spread) ** 2).sum(1))
+    def penalty(self, colour: np.ndarray, contrast: float | None = None) -> np.ndarray:
+        """Score penalty per label for a face of this ink colour (none within three spreads).
+
+        A face whose ink contrast is below the captures' measures its colours less surely:
+        the distance is scaled down by that ratio (as if the spread grew in proportion).
+        """
+        z = ((colour - self.mean) / self.spread) ** 2
+        if contrast is not None and self.contrast:
+            r = float(np.clip(contrast / self.contrast, INK_RELIABILITY_FLOOR, 1.0))
+            z[:, :2] *= r * r  # the ink's two chromaticities; the body's ring is many pixels
+        d = np.sqrt(z.sum(1))
         return np.clip(INK_WEIGHT * (d - 3.0), 0.0, 0.3).astype(np.float32)
 
 
-def learn_ink(cols: np.ndarray, labels: np.ndarray, n_labels: int) -> InkModel:
-    """Per-label ink colours from the ink colours of stored patches."""
+def learn_ink(cols: np.ndarray, labels: np.ndarray, n_labels: int,
+              contrast: np.ndarray | None = None) -> InkModel:
+    """Per-label ink colours from the ink colours (and ink contrasts) of stored patches."""
     mean = np.zeros((n_labels, cols.shape[1]), np.float32)
     resid = []
     for li in range(n_labels):
@@ -271,7 +306,8 @@ def learn_ink(cols: np.ndarray, labels: np.ndarray, n_labels: int) -> InkModel:
             resid.append(c - mean[li])
     r = np.concatenate(resid) if resid else np.zeros((1, cols.shape[1]))
     spread = np.maximum(np.sqrt((r**2).mean(0)), 0.05).astype(np.float32)
-    return InkModel(mean, spread)
+    typical = float(np.median(contrast)) if contrast is not None and len(contrast) else None
+    return InkModel(mean, spread, typical)
 
 
 def score_labels(desc: np.ndarray, templates: np.ndarray, tlabels: np.ndarray, n_labels: int
@@ -385,6 +421,54 @@ class Recognizer:
                 out.append((face, blob, face.residual > COCKED_RESIDUAL))
         return out
 
+    def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
+        """Label scores of an uncertain face under a wider, slower pose search.
+
+        The first look trusts the fitted face's angle and size and searches +/-4 px. A face
+        in glare or dim light is fitted less precisely (a washed-out or noisy outline), so
+        the few faces the first look is unsure of are re-rectified at a few turns and scales
+        (SECOND_LOOK_POSES) and searched over wider shifts; each label keeps its best score.
+        """
+        best = None
+        for turn, scale in SECOND_LOOK_POSES:
+            big = TopFace(face.center, face.angle_deg + turn, face.side * MARGIN * scale,
+                          face.residual)
+            stored = rectify(img, big, STORE)
+            s = self.matcher.scores(query_descriptors(stored, SECOND_LOOK_SHIFTS)) - \
+                self.ink.penalty(ink_colour(stored), ink_contrast(stored))
+            best = s if best is None else np.maximum(best, s)
+        assert best is not None
+        return best
+
+    def read_face(self, img: np.ndarray, face: TopFace
+                  ) -> tuple[str | None, float, list[tuple[str, float]]]:
+        """Label (None: abstain), confidence and candidates of one top face.
+
+        A face the first look abstains on gets a second look (see second_look) under the
+        same calibrated thresholds, and so does a face whose blob a flat die explains worse
+        than the first look's search reaches (residual > POSE_UNSURE face sides: a badly cut
+        pair of touching dice), however sure the first look was. When the second look's
+        winner is not the first look's, the two looks disagree about the face's pose or
+        content, so the second look must clear DISAGREE_FACTOR times the margin (full
+        confidence) to overrule the first; short of that, the face is abstained on.
+        """
+        p = self.profile
+        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
+        stored = rectify(img, big, STORE)
+        scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
+            ink_colour(stored), ink_contrast(stored))
+        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        if label is not None and face.residual <= POSE_UNSURE:
+            return label, conf, cands
+        first = cands[0][0]
+        scores = np.maximum(scores, self.second_look(img, face))
+        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        if label is not None and label != first:
+            s1, s2 = cands[0][1], cands[1][1] if len(cands) > 1 else -1.0
+            if (s1 - s2) / max(1e-6, 1.0 - s2) < DISAGREE_FACTOR * p.min_margin:
+                label, conf = None, min(conf, 0.49)
+        return label, conf, cands
+
     def read(self, img: np.ndarray, geometry: TableGeometry | None = None
              ) -> list[DieReading]:
         """Read every object on the felt of a BGR frame (placed on the table if geometry)."""
@@ -402,11 +486,7 @@ class Recognizer:
                 readings.append(DieReading(None, 0.0, c, [], 0.0, False, not blob.touches_edge,
                                            "obstruction"))
                 continue
-            big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
-            stored = rectify(img, big, STORE)
-            scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
-                ink_colour(stored))
-            label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+            label, conf, cands = self.read_face(img, face)
             if cocked:
                 label, conf = None, min(conf, 0.2)
             # the top face sits one die higher than the felt: pull it back towards the nadir
@@ -549,6 +629,15 @@ def calibrate(
         plabels.append(labels.index(label))
     patches_a = np.asarray(patches, np.uint8)
     plabels_a = np.asarray(plabels, np.int32)
+    return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0)
+
+
+def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
+                    patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
+                    t0: float | None = None) -> tuple[Profile, CalibrationReport]:
+    """Templates, thresholds and the held-out report from rectified capture patches."""
+    t0 = time.perf_counter() if t0 is None else t0
+    plabels = [int(x) for x in plabels_a]
     # held-out: each capture read by templates from the other folds
     idx_in_label: list[int] = []
     counters: dict[int, int] = {}
@@ -559,15 +648,16 @@ def calibrate(
     all_t, all_l, all_src = build_templates(patches_a, plabels_a)
     tfold = fold_of[all_src]
     ink_cols = np.array([ink_colour(p) for p in patches_a])
+    ink_con = np.array([ink_contrast(p) for p in patches_a])
     results = []  # (truth, best, s1, margin)
     fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels))
                      for f in np.unique(fold_of)}
     for i in range(len(patches_a)):
         sel = tfold != fold_of[i]
         d4 = query_descriptors(patches_a[i])
-        ink = learn_ink(ink_cols[fold_of != fold_of[i]], plabels_a[fold_of != fold_of[i]],
-                        len(labels))
-        sc = fold_matchers[fold_of[i]].scores(d4) - ink.penalty(ink_cols[i])
+        rest = fold_of != fold_of[i]
+        ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
+        sc = fold_matchers[fold_of[i]].scores(d4) - ink.penalty(ink_cols[i], ink_con[i])
         sc = np.where(np.isin(np.arange(len(labels)), all_l[sel]), sc, -1.0)
         o = np.argsort(-sc)
         results.append((int(plabels_a[i]), int(o[0]), float(sc[o[0]]),

@@ -9,9 +9,17 @@ import pytest
 
 from tests.vision.conftest import SEASONS, SEASONS_STYLE, SEASONS_TABLE
 from vision.default_profile import NOMINAL_TABLE
+from vision.dice import TopFace
 from vision.errors import CalibrationRefused
 from vision.labels import Die, DieSet
-from vision.recognizer import Recognizer, calibrate
+from vision.recognizer import (
+    INK_RELIABILITY_FLOOR,
+    INK_WEIGHT,
+    POSE_UNSURE,
+    InkModel,
+    Recognizer,
+    calibrate,
+)
 from vision.synthetic import DieSpec, make_capture, make_scene, render_scene, sample_params
 
 
@@ -118,3 +126,105 @@ def test_hand_over_the_felt_is_an_obstruction_not_a_die(shipped_profile):
     readings = rec.read(scene.image)
     assert readings and all(r.label is None for r in readings)
     assert any(r.kind == "obstruction" for r in readings)
+
+
+def _one_face(rec, scene):
+    """The fitted top face of a one-die scene and the die's true label."""
+    faces = [f for f, _, cocked in rec.find_faces(scene.image) if f is not None and not cocked]
+    assert len(faces) == 1
+    return faces[0], scene.dice[0].label
+
+
+def test_second_look_finds_a_misfitted_face(shipped_profile):
+    # a face fitted 6 px and 4 degrees off (a washed-out outline): the wider, slower second
+    # look still puts the true label first
+    rec = Recognizer(shipped_profile)
+    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
+    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    face, truth = _one_face(rec, scene)
+    t = math.radians(face.angle_deg)
+    off = TopFace((face.center[0] + 6 * math.cos(t), face.center[1] + 6 * math.sin(t)),
+                  face.angle_deg + 4.0, face.side * 1.05, face.residual)
+    scores = rec.second_look(scene.image, off)
+    assert shipped_profile.labels[int(np.argmax(scores))] == truth
+    label, _, _ = rec.read_face(scene.image, off)
+    assert label in (truth, None)
+
+
+def test_second_look_overrules_the_first_only_with_double_margin(shipped_profile,
+                                                                 monkeypatch):
+    rec = Recognizer(shipped_profile)
+    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
+    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    face, truth = _one_face(rec, scene)
+    labels = shipped_profile.labels
+    other = labels.index("WEST")
+    # a first look that abstains, favouring the truth a little
+    first = np.full(len(labels), 0.5, np.float32)
+    first[labels.index(truth)] = 0.55
+    monkeypatch.setattr(rec.matcher, "scores", lambda d: first.copy())
+    monkeypatch.setattr(rec.ink, "penalty", lambda c, k=None: np.zeros(len(labels), np.float32))
+    m = shipped_profile.min_margin
+
+    def second(k):  # WEST ahead of the runner-up (the truth, 0.55) by k times the threshold
+        s = np.full(len(labels), 0.5, np.float32)
+        s[other] = 0.55 + 0.45 * k * m
+        return lambda img, f: s
+
+    # another label above the threshold, but short of twice it: the looks disagree, abstain
+    monkeypatch.setattr(rec, "second_look", second(1.5))
+    assert rec.read_face(scene.image, face)[0] is None
+    # far above it: the second look's reading stands
+    monkeypatch.setattr(rec, "second_look", second(2.2))
+    label, conf, _ = rec.read_face(scene.image, face)
+    assert label == "WEST" and conf >= 0.5
+    # agreeing with the first look's favourite: the ordinary threshold is enough
+    s = first.copy()
+    s[labels.index(truth)] = 0.5 + 0.5 * 1.2 * m  # ahead of the rest (0.5) by 1.2x
+    monkeypatch.setattr(rec, "second_look", lambda img, f: s)
+    assert rec.read_face(scene.image, face)[0] == truth
+
+
+def test_a_washed_out_ink_weighs_less_but_the_body_colour_does_not():
+    # ink chromaticity measured on a dim or glared face (low ink contrast) is noisier: its
+    # distance counts less, down to INK_RELIABILITY_FLOOR; the die body's ring counts fully
+    model = InkModel(np.zeros((2, 4), np.float32), np.full(4, 0.05, np.float32), 60.0)
+    ink_off = np.array([0.5, 0.0, 0.0, 0.0], np.float32)  # ten spreads away in ink
+    body_off = np.array([0.0, 0.0, 0.5, 0.0], np.float32)  # ten spreads away in body colour
+    sure, unsure = model.penalty(ink_off, 60.0), model.penalty(ink_off, 15.0)
+    assert unsure[0] < sure[0]
+    assert unsure[0] == pytest.approx(INK_WEIGHT * (10 * INK_RELIABILITY_FLOOR - 3.0))
+    assert model.penalty(ink_off, 90.0)[0] == pytest.approx(sure[0])  # brighter: no bonus
+    assert model.penalty(body_off, 15.0)[0] == pytest.approx(model.penalty(body_off, 60.0)[0])
+    assert model.penalty(ink_off)[0] == pytest.approx(sure[0])  # no contrast given: as before
+
+
+def test_hard_scenes_are_read_or_abstained_never_misread(shipped_profile):
+    # low light or strong glare, touching dice: abstaining is allowed, misreading is not
+    rec = Recognizer(shipped_profile)
+    scenes = [make_scene(7300 + s, hard=True, touching=0.4, table=NOMINAL_TABLE)
+              for s in range(6)]
+    right, abstained, wrong = _tally(rec, scenes)
+    assert wrong == 0
+    assert right >= 26
+
+
+def test_a_face_placed_unsurely_gets_the_second_look_even_when_sure(shipped_profile,
+                                                                      monkeypatch):
+    # a blob a flat die explains poorly (touching dice cut badly, a cocked-ish die): its top
+    # face may sit further off than the first look searches, so the second look checks it
+    rec = Recognizer(shipped_profile)
+    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
+    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    face, truth = _one_face(rec, scene)
+    calls = []
+
+    def spy(img, f):
+        calls.append(f)
+        return np.full(len(shipped_profile.labels), -1.0, np.float32)
+
+    monkeypatch.setattr(rec, "second_look", spy)
+    sure = TopFace(face.center, face.angle_deg, face.side, 0.0)
+    assert rec.read_face(scene.image, sure)[0] == truth and not calls
+    unsure = TopFace(face.center, face.angle_deg, face.side, POSE_UNSURE + 0.02)
+    assert rec.read_face(scene.image, unsure)[0] == truth and len(calls) == 1
