@@ -63,6 +63,7 @@ class CameraLoop:
         self.last_frame = None
         self.last_objects: list[dict] = []
         self._read_this_settle = False
+        self._nothing_here = False  # read since the table settled, and nothing was on it
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -80,16 +81,18 @@ class CameraLoop:
         self.last_frame = frame
         self.status.frames += 1
         self.status.last_frame_at = time.monotonic()
-        table = self.settle.update(frame.image, frame.t).value
-        changed = changed or table != self.status.table
-        self.status.table = table
-        if table != "settled":
-            self._read_this_settle = False
+        settled = self.settle.update(frame.image, frame.t).value
+        if settled != "settled":
+            self._read_this_settle = self._nothing_here = False
             self.last_objects = []  # what was read no longer lies where it was
         elif not self._read_this_settle:
             self._read_this_settle = True
             self.status.settled_at = time.monotonic()
             self._read(frame)
+        # still, but read once with nothing on the felt (the corner markers, a speck): empty
+        table = "empty" if settled == "settled" and self._nothing_here else settled
+        changed = changed or table != self.status.table
+        self.status.table = table
         if changed:
             self.on_change(self.status)
         return True
@@ -102,6 +105,11 @@ class CameraLoop:
             log.warning("frame %s could not be read: %s", getattr(frame, "index", "?"), exc)
             return
         self.last_objects = objects
+        if not objects:
+            # Still, but nothing to read (the corner markers or a speck moved the settle
+            # detector): the table is empty, not a roll.
+            self._nothing_here = True
+            return
         self.status.readings += 1
         extra = {"frame": getattr(frame, "index", None)}
         if self.extra is not None:

@@ -10,6 +10,7 @@ size at the blob's far side from the nadir, on the die's own axes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -18,6 +19,10 @@ import numpy as np
 DETECT_SCALE = 4  # blobs are found on a frame shrunk this much; faces are fitted at full size
 PATCH = 48  # side of the rectified top face, px
 ROI_BLUR = 1.0  # blur before classifying full-resolution pixels
+# the least share of a frame the felt fills (a camera that also sees the rail, a hand over
+# the felt): the felt's colour noise is judged on that share
+FELT_SHARE = 0.4
+ON_FELT_SHARE = 0.85  # of a face's area inside the felt: a die at the edge is still on it
 
 
 @dataclass
@@ -54,7 +59,7 @@ def chroma(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def learn_felt(images: list[np.ndarray], seed: int = 0) -> FeltModel:
     """Learn the felt's colour from frames that are mostly felt (captures or empty frames)."""
     rng = np.random.default_rng(seed)
-    samples = []
+    samples, middle = [], []
     for img in images:
         # full-resolution pixels (blurred as the detector blurs): the model holds their noise
         h, w = img.shape[:2]
@@ -62,9 +67,12 @@ def learn_felt(images: list[np.ndarray], seed: int = 0) -> FeltModel:
         xs = rng.integers(2, w - 2, 3000)
         blurred = cv2.GaussianBlur(img, (0, 0), ROI_BLUR)
         samples.append(blurred[ys, xs][None])
+        middle.append((np.abs(ys - h / 2) < 0.25 * h) & (np.abs(xs - w / 2) < 0.25 * w))
     _, o1, o2 = chroma(np.concatenate(samples, 1))
     x = np.stack([o1.ravel(), o2.ravel()], 1).astype(np.float64)
-    centre = np.median(x, 0)
+    # the camera looks at the felt, so the middle of the frame is felt whatever else the
+    # frame shows (the wood round the felt may fill as much of it as the felt does)
+    centre = np.median(x[np.concatenate(middle)], 0)
     radius = 0.5
     for _ in range(6):  # the felt is the dominant cluster: trim to it, re-estimate
         d = np.linalg.norm(x - centre, axis=1)
@@ -123,6 +131,7 @@ class Blob:
     origin: tuple[int, int]  # ROI top-left in the frame
     area: float
     touches_edge: bool  # reaches the felt's edge or the frame's
+    outside: bool = False  # lies wholly off the felt (on the rail or the wood round it)
 
 
 @dataclass
@@ -136,12 +145,25 @@ class TopFace:
     corners: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((4, 2)))
 
 
-def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float
-               ) -> tuple[list[Blob], np.ndarray, float]:
-    """Non-felt blobs on the felt (full-res masks), the felt hull (small scale) and felt level."""
+def ignore_mask(shape: tuple[int, int], ignore: Sequence[np.ndarray], scale: int = 1
+                ) -> np.ndarray:
+    """A uint8 mask (1 inside) of image-px polygons, drawn on a frame shrunk `scale` times."""
+    m = np.zeros(shape, np.uint8)
+    for poly in ignore:
+        cv2.fillPoly(m, [np.round(np.asarray(poly, np.float64) / scale).astype(np.int32)], 1)
+    return m
+
+
+def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
+               ignore: Sequence[np.ndarray] = ()) -> tuple[list[Blob], np.ndarray, float]:
+    """Non-felt blobs on the felt (full-res masks), the felt hull (small scale) and felt level.
+
+    `ignore` are image-px polygons of things that belong on the felt (the corner markers):
+    a blob lying mostly inside them is not an object.
+    """
     s = DETECT_SCALE
     small = cv2.resize(img, (img.shape[1] // s, img.shape[0] // s), interpolation=cv2.INTER_AREA)
-    fm, level = felt_mask(small, felt, felt_share=0.7)
+    fm, level = felt_mask(small, felt, felt_share=FELT_SHARE)
     fm8 = fm.astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fm8, connectivity=8)
     hull_mask = np.zeros_like(fm8)
@@ -157,11 +179,14 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float
     obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
     min_area = 0.3 * (side_px / s) ** 2
+    skip = ignore_mask(obj.shape, ignore, s) if len(ignore) else None
     blobs: list[Blob] = []
     H, W = img.shape[:2]
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         if area < min_area:
+            continue
+        if skip is not None and skip[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean() > 0.5:
             continue
         edge = bool(((labels[y:y + h, x:x + w] == i) & (inner[y:y + h, x:x + w] == 0)).any())
         pad = 3
@@ -184,8 +209,86 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float
         m = _largest_filled(m, min_area * s * s * 0.5)
         if m is None:
             continue
+        if edge:
+            # a die against the felt's edge picks up the blended edge and the wood beyond
+            # it: it is on the felt when its part inside the felt is a whole die
+            sl = (slice(max(0, y - pad), y + h + pad), slice(max(0, x - pad), x + w + pad))
+            inside = cv2.resize(inner[sl], (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+            on = _largest_filled(m & inside, min_area * s * s * 0.5)
+            if on is not None and on.sum() >= ON_FELT_SHARE * side_px ** 2:
+                m, edge = on, False
         blobs.append(Blob(m, (x0, y0), float(m.sum()), edge))
-    return blobs, hull_mask, level
+    return blobs + rim_blobs(img, small, hull_mask, side_px, skip), hull_mask, level
+
+
+RIM_GAP = 3  # small-scale px next to the felt's hull left out (its blended edge)
+RIM_Z = 5.0  # robust z-score (median / MAD) that makes a pixel stand out from the rim
+RIM_DIE_AREA = (0.35, 3.0)  # blob area as a share of a face's area: a die on its own
+
+
+def rim_blobs(img: np.ndarray, small: np.ndarray, hull_mask: np.ndarray, side_px: float,
+              skip: np.ndarray | None = None) -> list[Blob]:
+    """Die-sized objects lying wholly off the felt, on whatever surrounds it in the frame.
+
+    What surrounds the felt (a wooden rail, a cloth) is not calibrated, so it is described
+    afresh in each frame by robust statistics (median and MAD) of its chromaticity and of
+    its brightness relative to the neighbourhood's (lamp falloff and wood grain); a die
+    stands out from them. Only die-sized objects count: a hand or a cup on the rail is not
+    the game's business, and whether a die-sized one is a die is for the reader to say.
+    """
+    s = DETECT_SCALE
+    rim = cv2.erode((hull_mask == 0).astype(np.uint8), np.ones((2 * RIM_GAP + 1,) * 2, np.uint8))
+    rim[:1, :] = rim[-1:, :] = 0
+    rim[:, :1] = rim[:, -1:] = 0
+    face = (side_px / s) ** 2
+    if rim.sum() < 8 * face:
+        return []
+    inten, o1, o2 = chroma(small)
+    on = rim > 0
+    k = int(4 * side_px / s) | 1
+    rimf = rim.astype(np.float32)
+    local = cv2.blur(inten * rimf, (k, k)) / np.maximum(cv2.blur(rimf, (k, k)), 1e-3)
+    rel = np.log(inten / np.maximum(local, 1.0))
+    stats_ = []
+    for ch in (o1, o2, rel):
+        v = ch[on]
+        med = float(np.median(v))
+        stats_.append((med, 1.4826 * float(np.median(np.abs(v - med))) + 1e-3))
+
+    def stands_out(parts: tuple[np.ndarray, ...]) -> np.ndarray:
+        out = np.zeros(parts[0].shape, bool)
+        for ch, (med, mad) in zip(parts, stats_, strict=True):
+            out |= np.abs(ch - med) > RIM_Z * mad
+        return out
+
+    out = stands_out((o1, o2, rel))
+    obj = cv2.morphologyEx((out & on).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    obj = cv2.morphologyEx(obj, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
+    H, W = img.shape[:2]
+    blobs = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if not RIM_DIE_AREA[0] * face <= area <= RIM_DIE_AREA[1] * face or max(w, h) > 3 * min(w, h):
+            continue
+        if skip is not None and skip[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean() > 0.5:
+            continue
+        # the outline again at full resolution, smoothed about as much as the shrinking did
+        xa, ya = max(0, x - 2), max(0, y - 2)
+        xb, yb = min(labels.shape[1], x + w + 2), min(labels.shape[0], y + h + 2)
+        x0, y0, x1, y1 = xa * s, ya * s, min(W, xb * s), min(H, yb * s)
+        size = (x1 - x0, y1 - y0)
+        own = cv2.resize((labels[ya:yb, xa:xb] == i).astype(np.uint8), size,
+                         interpolation=cv2.INTER_NEAREST)
+        own = cv2.dilate(own, np.ones((2 * s + 1, 2 * s + 1), np.uint8))
+        fi, f1, f2 = chroma(cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0), 0.5 * s))
+        near = cv2.resize(local[ya:yb, xa:xb], size, interpolation=cv2.INTER_LINEAR)
+        fine = stands_out((f1, f2, np.log(fi / np.maximum(near, 1.0)))) & (own > 0)
+        fine = cv2.morphologyEx(fine.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        m = _largest_filled(fine, 0.3 * side_px * side_px)
+        if m is not None:
+            blobs.append(Blob(m, (x0, y0), float(m.sum()), True, outside=True))
+    return blobs
 
 
 def _largest_filled(m: np.ndarray, min_area: float) -> np.ndarray | None:

@@ -15,6 +15,9 @@ import numpy as np
 from vision.errors import VisionError
 
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
+# A printed marker is 6 cells with a white quiet zone of one cell round it (8 cells), cut by
+# hand: the paper it lies on spans up to this many times the detected black square.
+MARKER_PAPER = 1.6
 
 
 def detect_markers(img: np.ndarray) -> dict[int, np.ndarray]:
@@ -36,6 +39,11 @@ def detect_markers(img: np.ndarray) -> dict[int, np.ndarray]:
                                                                         strict=True)}
 
 
+def marker_papers(found: dict[int, np.ndarray]) -> list[np.ndarray]:
+    """Image-px quads of the paper each detected marker is printed on (not objects on the felt)."""
+    return [c.mean(0) + (c - c.mean(0)) * MARKER_PAPER for c in found.values()]
+
+
 @dataclass
 class TableGeometry:
     """The homography from image px to table mm, the felt's size and named zones."""
@@ -43,6 +51,10 @@ class TableGeometry:
     H: np.ndarray  # 3x3, image px -> table mm
     size_mm: tuple[float, float]
     zones: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (N, 2) mm polygon
+    ignore: list[np.ndarray] = field(default_factory=list)  # image px: the markers' papers
+    # markers lie on the felt's corners, so the felt reaches at least half a marker's paper
+    # beyond their centres (the felt's own edge is told by its colour)
+    margin_mm: float = 0.0
 
     @classmethod
     def from_corners(cls, corners_px: np.ndarray, size_mm: tuple[float, float],
@@ -75,7 +87,11 @@ class TableGeometry:
                               "`feltbank print markers` and lay ids 0-3 clockwise from "
                               "top-left on the felt's corners")
         centres = np.array([found[i].mean(0) for i in range(4)])
-        return cls.from_corners(centres, size_mm, zones)
+        geometry = cls.from_corners(centres, size_mm, zones)
+        geometry.ignore = marker_papers(found)
+        geometry.margin_mm = max(float(np.ptp(geometry.to_table(q), axis=0).max()) / 2
+                                 for q in geometry.ignore)
+        return geometry
 
     def to_table(self, pts_px: np.ndarray) -> np.ndarray:
         """Table mm of image points (N, 2)."""
@@ -88,9 +104,10 @@ class TableGeometry:
         return cv2.perspectiveTransform(p, np.linalg.inv(self.H)).reshape(-1, 2)
 
     def on_felt(self, pt_mm: np.ndarray) -> bool:
-        """Whether a table point lies on the felt."""
+        """Whether a table point lies on the felt (as far as the geometry can tell)."""
         x, y = pt_mm
-        return 0.0 <= x <= self.size_mm[0] and 0.0 <= y <= self.size_mm[1]
+        m = self.margin_mm
+        return bool(-m <= x <= self.size_mm[0] + m and -m <= y <= self.size_mm[1] + m)
 
     def zone_of(self, pt_mm: np.ndarray) -> str | None:
         """The first zone containing a table point, or None."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -30,7 +30,7 @@ from vision.dice import (
     touching_faces,
 )
 from vision.errors import BadCaptureFolder, CalibrationRefused, VisionError
-from vision.geometry import TableGeometry
+from vision.geometry import TableGeometry, detect_markers, marker_papers
 
 GRID = 16  # descriptor grid side
 MARGIN = 1.25  # stored patches cover this many face sides, for augmentation
@@ -396,10 +396,14 @@ class Recognizer:
         self.matcher = profile.matcher()
         self.ink = profile.ink()
 
-    def find_faces(self, img: np.ndarray) -> list[tuple[TopFace | None, Blob, bool]]:
-        """Every die's top face (None for obstructions) with its blob and a cocked flag."""
+    def find_faces(self, img: np.ndarray, ignore: Sequence[np.ndarray] = ()
+                   ) -> list[tuple[TopFace | None, Blob, bool]]:
+        """Every die's top face (None for obstructions) with its blob and a cocked flag.
+
+        `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
+        """
         g = self.profile.geometry
-        blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px)
+        blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px, ignore)
         out: list[tuple[TopFace | None, Blob, bool]] = []
         for blob in blobs:
             ys, xs = np.nonzero(blob.mask)
@@ -479,7 +483,7 @@ class Recognizer:
                               f"calibrated on {frame[0]}x{frame[1]} frames; set the camera "
                               "to that size or recalibrate")
         readings: list[DieReading] = []
-        for face, blob, cocked in self.find_faces(img):
+        for face, blob, cocked in self.find_faces(img, geometry.ignore if geometry else ()):
             if face is None:
                 ys, xs = np.nonzero(blob.mask)
                 c = (float(xs.mean() + blob.origin[0]), float(ys.mean() + blob.origin[1]))
@@ -487,6 +491,10 @@ class Recognizer:
                                            "obstruction"))
                 continue
             label, conf, cands = self.read_face(img, face)
+            if blob.outside and label is None:
+                # off the felt, a die-sized thing that shows no face we know (a player's
+                # arm on the rail, a chip): not the game's business
+                continue
             if cocked:
                 label, conf = None, min(conf, 0.2)
             # the top face sits one die higher than the felt: pull it back towards the nadir
@@ -599,6 +607,9 @@ def calibrate(
                                        f"other captures are {w}x{h}; use one camera mode")
             blobs, _, _ = find_blobs(img, felt, 24.0)
             blobs = [b for b in blobs if b.area > 300]
+            if len(blobs) > 1:  # the table's corner markers may be in the frame
+                blobs, _, _ = find_blobs(img, felt, 24.0, marker_papers(detect_markers(img)))
+                blobs = [b for b in blobs if b.area > 300]
             if not blobs:
                 raise BadCaptureFolder(f"{name}: no die found on the felt; each capture must "
                                        "show exactly one die")

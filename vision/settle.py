@@ -8,7 +8,7 @@ anything changes, and SETTLED once it has been still for `still_s` seconds.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -34,6 +34,7 @@ class SettleDetector:
     moving_share: float = 0.0005  # share of pixels that must change to call it motion
     felt: FeltModel | None = None  # with a felt model, an object-free table is EMPTY
     side_px: float = 50.0
+    ignore: list[np.ndarray] = field(default_factory=list)  # image px: the markers' papers
 
     def __post_init__(self) -> None:
         self._prev: np.ndarray | None = None
@@ -63,7 +64,7 @@ class SettleDetector:
             self._still_since = t
         if t - self._still_since < self.still_s:
             self.state = TableState.MOVING
-        elif self.felt is not None and not find_blobs(img, self.felt, self.side_px)[0]:
+        elif self.felt is not None and not find_blobs(img, self.felt, self.side_px, self.ignore)[0]:
             self.state = TableState.EMPTY
         else:
             self.state = TableState.SETTLED

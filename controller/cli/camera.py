@@ -157,6 +157,7 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
 
             try:
                 place["geometry"] = TableGeometry.from_markers(img, felt_mm, zones)
+                settle.ignore = place["geometry"].ignore  # the markers are not objects
             except VisionError:
                 pass  # no markers (yet): dice are read, every one in the rolling area
         return [r.to_json() for r in place["recognizer"].read(img, place["geometry"])]

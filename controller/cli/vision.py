@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from controller.cli.common import add_config_option, config_of
 from vision.errors import VisionError
 
 ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
@@ -43,6 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.add_argument("--table", action="store_true",
+                   help="place the dice on the table as `feltbank run` does: the corner markers "
+                        "in each image, camera.felt_mm and the zones of the configuration")
+    add_config_option(p)
     p.set_defaults(func=cmd_recognize)
 
     p = subparsers.add_parser("print", help="printables at true size (PDF)")
@@ -130,10 +135,21 @@ def cmd_recognize(args: argparse.Namespace) -> int:
         rec = Recognizer(load_profile(args.profile, die_set=args.die_set))
     except VisionError as e:
         return _fail(str(e))
+    place = None
+    if args.table:
+        from vision.geometry import TableGeometry
+
+        config = config_of(args)
+        felt_mm = tuple(config["camera.felt_mm"])
+        zones = {name: [tuple(pt) for pt in config[f"zones.{name}"]] for name in ("rolling", "tray")}
+
+        def place(img):
+            return TableGeometry.from_markers(img, felt_mm, zones)
     status = 0
     for image in args.images:
         try:
-            readings = rec.read(read_image(image))
+            img = read_image(image)
+            readings = rec.read(img, place(img) if place else None)
         except VisionError as e:
             status = _fail(str(e))
             if args.json:
@@ -145,7 +161,8 @@ def cmd_recognize(args: argparse.Namespace) -> int:
             print(f"{image}:")
             for r in readings:
                 what = r.label or ("(obstruction)" if r.kind == "obstruction" else "(unsure)")
-                flags = (" cocked" if r.cocked else "") + ("" if r.on_felt else " off-felt")
+                flags = (" cocked" if r.cocked else "") + ("" if r.on_felt else " off-felt") + (
+                    f" {r.zone}" if r.zone else "")
                 print(f"  {what:<14} {r.confidence:5.2f}  at ({r.center[0]:.0f}, "
                       f"{r.center[1]:.0f}){flags}")
     return status

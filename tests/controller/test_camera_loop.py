@@ -119,3 +119,15 @@ def test_the_thread_beats_its_heartbeat_and_stops(live):
     assert live.pending is not None and loop.alive()
     loop.stop()
     assert not loop.alive() and len(beats) >= 2
+
+
+def test_a_still_table_with_nothing_to_read_is_empty_not_a_roll(live):
+    # the settle detector saw something (the corner markers before the geometry was known)
+    # but the recognizer reads nothing: no reading for the banker, the table shows empty
+    changes = []
+    loop = CameraLoop(Source(["moving", "still", "still", "moving", "still"]), Settle(),
+                      lambda image: [], live, on_change=lambda s: changes.append(s.table))
+    while loop.step():
+        pass
+    assert live.pending is None and loop.status.readings == 0
+    assert changes == ["moving", "empty", "moving", "empty"]

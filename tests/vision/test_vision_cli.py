@@ -42,6 +42,30 @@ def test_recognize_json_one_object_per_image(tmp_path, capsys):
             assert len(o["center"]) == 2
 
 
+def test_recognize_on_the_table_places_dice_in_zones(tmp_path, capsys):
+    from vision.synthetic import DieSpec, SceneParams, render_scene
+
+    # felt 440 x 330 mm; the marker centres sit 28 mm in from its corners
+    w, h = 440.0 - 56.0, 330.0 - 56.0
+    config = tmp_path / "feltbank.toml"
+    config.write_text(f"[camera]\nfelt_mm = [{w}, {h}]\n[zones]\n"
+                      f"rolling = [[0, 0], [{w / 2}, 0], [{w / 2}, {h}], [0, {h}]]\n"
+                      f"tray = [[{w / 2}, 0], [{w}, 0], [{w}, {h}], [{w / 2}, {h}]]\n")
+    scene = render_scene(SceneParams(felt_mm=(440.0, 330.0), markers=True),
+                         [DieSpec("SUN", -100.0, 40.0, 15.0), DieSpec("EAST", 120.0, -60.0, 40.0)],
+                         seed=3)
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), scene.image)
+    assert main(["recognize", "--table", "--config", str(config), str(frame), "--json"]) == 0
+    objects = json.loads(capsys.readouterr().out)["objects"]
+    assert sorted((o["label"], o["zone"]) for o in objects) == [("EAST", "tray"), ("SUN", "rolling")]
+    # without the corner markers in the picture the dice cannot be placed: said, per image
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), make_scene(7400, table=NOMINAL_TABLE).image)
+    assert main(["recognize", "--table", "--config", str(config), str(plain)]) == 1
+    assert "corner markers [0, 1, 2, 3] not seen" in capsys.readouterr().err
+
+
 def test_recognize_bad_image_and_bad_profile(tmp_path, capsys):
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"nope")

@@ -92,7 +92,8 @@ def test_geometry_from_markers_maps_to_table_mm():
     assert np.abs(corners_mm - [[0, 0], [400, 0], [400, 300], [0, 300]]).max() < 2.0
     assert geo.zone_of(np.array([100.0, 150.0])) == "roll"
     assert geo.zone_of(np.array([300.0, 150.0])) is None
-    assert geo.on_felt(np.array([10.0, 10.0])) and not geo.on_felt(np.array([-5.0, 10.0]))
+    assert geo.on_felt(np.array([10.0, 10.0])) and not geo.on_felt(np.array([-40.0, 10.0]))
+    assert geo.on_felt(np.array([-5.0, 10.0]))  # the felt runs on under the marker papers
 
 
 def test_geometry_without_markers_names_what_is_missing():
