@@ -146,3 +146,44 @@ def test_a_corrupt_profile_leaves_the_table_running_without_its_camera(tmp_path)
         assert not health["camera"]["ok"] and "manifest.json" in health["camera"]["reason"]
         assert "camera" not in service.supervisor.health()
         assert health["journal"]["ok"]
+
+
+@pytest.mark.slow
+def test_a_camera_over_a_marked_table_places_the_dice_and_ignores_the_markers(tmp_path):
+    # a replayed camera over a felt with its four corner markers: the first reading finds
+    # the markers, places the dice in the configured zones and reports nothing else
+    import cv2
+
+    from vision.default_profile import NOMINAL_TABLE
+    from vision.synthetic import DieSpec, SceneParams, render_scene
+
+    felt = (440.0, 330.0)
+    w, h = felt[0] - 56.0, felt[1] - 56.0  # the marker centres sit 28 mm in from the corners
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    params = SceneParams(**dict(NOMINAL_TABLE, felt_mm=felt), markers=True)
+    dice = [DieSpec(label, x, y, yaw) for label, x, y, yaw in [
+        ("RICE", -150.0, 60.0, 10.0), ("EAST", -90.0, -40.0, 35.0), ("WEST", -30.0, 80.0, 60.0),
+        ("BIRD", 40.0, -70.0, 5.0), ("SUN", 100.0, 30.0, 80.0)]]
+    cv2.imwrite(str(frames / "0000.png"), render_scene(params, dice, seed=5).image)
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(f'[camera]\nsource = "replay:{frames}"\nsettle_seconds = 0.3\n'
+                           f'felt_mm = [{w}, {h}]\n[zones]\n'
+                           f'rolling = [[0, 0], [{w}, 0], [{w}, {h}], [0, {h}]]\n'
+                           f'tray = [[{w}, 0], [{w + 50}, 0], [{w + 50}, {h}], [{w}, {h}]]\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("fortunes-winds", players=2, coins=100):
+        table.submit(cmd)
+    table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
+    live = LiveTable(table, confirm="banker")
+    rig = start_camera(config, table, live)
+    try:
+        assert wait_for(lambda: live.pending is not None)
+        pending = live.pending
+        assert [o.kind for o in pending.observation.objects] == ["die"] * 5
+        assert {o.zone for o in pending.observation.objects} == {"rolling"}
+        assert pending.reading.ready, pending.reading.problems
+        assert sorted(pending.reading.commands[0].args["faces"]) == sorted(d.label for d in dice)
+    finally:
+        rig.stop()
