@@ -30,7 +30,8 @@ class Calibrator:
     def __init__(self, store: str | os.PathLike, captures: str | os.PathLike,
                  frame: Callable[[], np.ndarray | None], *, die_set: DieSet = FORTUNES_AND_WINDS,
                  target: int = 6, show: Callable[[str], None] | None = None,
-                 on_activate: Callable[[Path], None] | None = None):
+                 on_activate: Callable[[Path], None] | None = None,
+                 controls: Callable[[], dict | None] | None = None):
         self.store = Path(store)
         self.captures = Path(captures)
         self.frame = frame
@@ -40,6 +41,8 @@ class Calibrator:
         #: the banker do it.
         self.show = show
         self.on_activate = on_activate
+        #: The camera's locked exposure and gains, kept in the profile learned under them.
+        self.controls = controls
         self._lock = threading.Lock()
         self._progress: dict = {"state": "idle", "fraction": 0.0, "message": "", "report": None}
 
@@ -90,6 +93,8 @@ class Calibrator:
             captures, empty = load_captures(self.captures, self.labels())
             self._step(0.3, "learning the faces and checking them on held-out captures")
             profile, report = calibrate(captures, self.die_set.name, empty)
+            if self.controls is not None:
+                profile.camera_controls = self.controls()
             self._step(0.9, "writing the profile")
             path = profiles.save_profile(profile, self.store, activate=False)
         except VisionError as exc:

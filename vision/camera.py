@@ -229,6 +229,9 @@ class OpenCVSource(CameraSource):
         self._thread.join(timeout=5)
 
 
+LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")  # libcamera control names
+
+
 class PiCameraSource(CameraSource):
     """The Raspberry Pi camera via picamera2 (imported only here, only when used).
 
@@ -260,8 +263,9 @@ class PiCameraSource(CameraSource):
             return
         try:
             cam = Picamera2()
-            cam.configure(cam.create_still_configuration(main={"size": self.size,
-                                                               "format": "BGR888"}))
+            # a continuous stream; picamera2's "RGB888" is laid out B, G, R: OpenCV's order
+            cam.configure(cam.create_video_configuration(main={"size": self.size,
+                                                               "format": "RGB888"}))
             cam.start()
             if self._wanted:
                 self.lock(self._wanted, cam)
@@ -279,10 +283,16 @@ class PiCameraSource(CameraSource):
             self._retry_at = time.monotonic() + self.backoff.delay()
 
     def lock(self, controls: dict, cam: object = None) -> None:
-        """Fix exposure, gain and white balance to these values."""
+        """Fix exposure, gain and white balance to these values (a profile's, say); a camera
+        that is not running takes them when it starts."""
+        wanted = {k: controls[k] for k in LOCKED_CONTROLS if k in controls}
+        if "ColourGains" in wanted:
+            wanted["ColourGains"] = tuple(wanted["ColourGains"])
+        self._wanted = wanted
         cam = cam or self._cam
-        cam.set_controls({"AeEnable": False, "AwbEnable": False, **controls})  # type: ignore
-        self.controls = dict(controls)
+        if cam is not None:
+            cam.set_controls({"AeEnable": False, "AwbEnable": False, **wanted})  # type: ignore
+        self.controls = dict(wanted)
 
     def read(self) -> Frame | None:
         """Capture a frame (None while unavailable; retried with back-off)."""
@@ -294,6 +304,10 @@ class PiCameraSource(CameraSource):
             img = self._cam.capture_array("main")
         except Exception as e:  # noqa: BLE001
             self._unavailable(f"picamera: {e}")
+            try:
+                self.close()  # release it, or opening it again finds it busy
+            except Exception:  # noqa: BLE001 - a camera that is gone may not stop cleanly
+                pass
             self._cam = None
             self._retry_at = time.monotonic() + self.backoff.delay()
             return None
@@ -303,8 +317,10 @@ class PiCameraSource(CameraSource):
     def close(self) -> None:
         """Stop the camera."""
         if self._cam is not None:
-            self._cam.stop()
-            self._cam.close()
+            try:
+                self._cam.stop()
+            finally:
+                self._cam.close()
 
 
 class SyntheticSource(CameraSource):
@@ -356,11 +372,14 @@ def _labels() -> list[str]:
     return FORTUNES_AND_WINDS.labels
 
 
-def open_camera(spec: str) -> CameraSource:
-    """A source from a short spec: picamera, usb[:N], replay:PATH, synthetic[:SEED]."""
+def open_camera(spec: str, controls: dict | None = None) -> CameraSource:
+    """A source from a short spec: picamera, usb[:N], replay:PATH, synthetic[:SEED].
+
+    `controls` are a profile's locked exposure and gains, for the Pi camera to start with.
+    """
     kind, _, arg = spec.partition(":")
     if kind == "picamera":
-        return PiCameraSource()
+        return PiCameraSource(controls=controls)
     if kind == "usb":
         return OpenCVSource(int(arg) if arg.isdigit() else (arg or 0))
     if kind == "replay":

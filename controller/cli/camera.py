@@ -82,6 +82,9 @@ class CameraRig:
         profile = load_profile(resolved)
         self.place.update(recognizer=Recognizer(profile), profile=profile,
                           profile_path=str(resolved))
+        self.loop.settle.felt = profile.felt
+        if profile.camera_controls and hasattr(self.source, "lock"):
+            self.source.lock(profile.camera_controls)  # the exposure it was calibrated under
         log.info("camera: now reading with %s", resolved)
 
     def show(self, label: str, seconds: float = 15.0) -> None:
@@ -142,7 +145,7 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
             geometry = source.geometry
         else:
-            source = open_camera(spec)
+            source = open_camera(spec, controls=profile.camera_controls)
             geometry = None
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
@@ -181,7 +184,8 @@ def calibrator_for(config: Config, rig: CameraRig):
 
     return Calibrator(profile_store(config), config.data_dir / "captures", frame,
                       show=rig.show if rig.demo is not None else None,
-                      on_activate=rig.use_profile)
+                      on_activate=rig.use_profile,
+                      controls=lambda: getattr(rig.source, "controls", None))
 
 
 class DemoThrower:

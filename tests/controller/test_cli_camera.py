@@ -115,6 +115,9 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
         assert set(calibrator.counts().values()) == {3}
         with pytest.raises(ValueError, match="not a face"):
             calibrator.capture("DRAGON")
+        # a Pi camera locks its exposure and gains; the profile learned under them keeps them
+        locked = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.6]}
+        rig.source.controls = locked
         calibrator.learn()
         assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 60)
         progress = calibrator.progress()
@@ -123,6 +126,8 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
         calibrator.activate(progress["version"])
         assert calibrator.versions() == {"active": "v001", "versions": ["v001"]}
         assert rig.recognizer_health()["profile"].endswith("profiles/v001")
+        assert rig.place["profile"].camera_controls == locked
+        assert rig.loop.settle.felt is rig.place["profile"].felt  # settling on the new felt
         # The table's own calibration is used after a restart too.
         assert profile_path(config) == config.data_dir / "profiles"
         with pytest.raises(ValueError, match="no earlier active profile"):
