@@ -95,6 +95,9 @@ DEVICE_SETTINGS = (
             "calibration/fortunes-and-winds"),
     Setting("camera.fps", 10.0, "frames a second taken from the camera", minimum=1.0,
             maximum=30.0),
+    Setting("camera.mains_hz", 50, "the lamps' mains frequency: the Pi camera's locked "
+            "exposure is a whole number of the lamps' flicker periods, so the picture does not "
+            "band and pulse (0: do not adjust)", choices=(50, 60, 0)),
     Setting("camera.settle_seconds", 2.0, "the table must be still this long before a roll "
             "is read", minimum=0.2, maximum=10.0),
     Setting("camera.felt_mm", [510.0, 380.0], "the felt's width and depth between the corner "

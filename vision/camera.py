@@ -8,6 +8,7 @@ never an exception reaching the table service.
 from __future__ import annotations
 
 import enum
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -232,6 +233,27 @@ class OpenCVSource(CameraSource):
 LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")  # libcamera control names
 
 
+def flicker_free(controls: dict, mains_hz: float) -> dict:
+    """Exposure and gain moved to a whole number of the lamps' flicker periods, same brightness.
+
+    Lamps on mains power flicker at twice its frequency; a rolling shutter exposed for a
+    fraction of a period paints moving bands that the settle detector would take for motion
+    all evening. Exposing for whole periods averages the flicker out; the analogue gain makes
+    up the difference (never below 1). Exposures shorter than a period are left alone.
+    """
+    if not mains_hz:
+        return dict(controls)
+    period = 1e6 / (2 * mains_hz)  # µs
+    t, gain = controls["ExposureTime"], controls["AnalogueGain"]
+    if t < period:
+        return dict(controls)
+    whole = round(t / period) * period
+    if gain * t / whole < 1.0:  # too bright for the longer exposure: the shorter one
+        whole = max(period, math.floor(t / period) * period)
+    return {**controls, "ExposureTime": int(round(whole)),
+            "AnalogueGain": max(1.0, gain * t / whole)}
+
+
 class PiCameraSource(CameraSource):
     """The Raspberry Pi camera via picamera2 (imported only here, only when used).
 
@@ -243,9 +265,11 @@ class PiCameraSource(CameraSource):
     name = "picamera"
 
     def __init__(self, size: tuple[int, int] = (1640, 1232), settle_s: float = 2.0,
-                 controls: dict | None = None, backoff: Backoff | None = None) -> None:
+                 controls: dict | None = None, backoff: Backoff | None = None,
+                 mains_hz: float = 50.0) -> None:
         super().__init__()
         self.size, self.settle_s = size, settle_s
+        self.mains_hz = mains_hz
         self.backoff = backoff or Backoff()
         self._cam = None
         self._retry_at = 0.0
@@ -272,9 +296,10 @@ class PiCameraSource(CameraSource):
             else:
                 time.sleep(self.settle_s)  # let AE/AWB converge under the table lamps
                 md = cam.capture_metadata()
-                self.lock({"ExposureTime": int(md["ExposureTime"]),
-                           "AnalogueGain": float(md["AnalogueGain"]),
-                           "ColourGains": tuple(md["ColourGains"])}, cam)
+                self.lock(flicker_free({"ExposureTime": int(md["ExposureTime"]),
+                                        "AnalogueGain": float(md["AnalogueGain"]),
+                                        "ColourGains": tuple(md["ColourGains"])},
+                                       self.mains_hz), cam)
             self._cam = cam
             self.state, self.reason = CameraState.OK, ""
             self.backoff.reset()
@@ -372,14 +397,16 @@ def _labels() -> list[str]:
     return FORTUNES_AND_WINDS.labels
 
 
-def open_camera(spec: str, controls: dict | None = None) -> CameraSource:
+def open_camera(spec: str, controls: dict | None = None, mains_hz: float = 50.0
+                ) -> CameraSource:
     """A source from a short spec: picamera, usb[:N], replay:PATH, synthetic[:SEED].
 
-    `controls` are a profile's locked exposure and gains, for the Pi camera to start with.
+    `controls` are a profile's locked exposure and gains, for the Pi camera to start with;
+    `mains_hz` the lamps' mains frequency, which its exposure is fitted to.
     """
     kind, _, arg = spec.partition(":")
     if kind == "picamera":
-        return PiCameraSource(controls=controls)
+        return PiCameraSource(controls=controls, mains_hz=mains_hz)
     if kind == "usb":
         return OpenCVSource(int(arg) if arg.isdigit() else (arg or 0))
     if kind == "replay":

@@ -145,7 +145,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
             geometry = source.geometry
         else:
-            source = open_camera(spec, controls=profile.camera_controls)
+            source = open_camera(spec, controls=profile.camera_controls,
+                                 mains_hz=config["camera.mains_hz"])
             geometry = None
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None

@@ -14,7 +14,7 @@ import types
 import numpy as np
 import pytest
 
-from vision.camera import Backoff, CameraState, PiCameraSource, open_camera
+from vision.camera import Backoff, CameraState, PiCameraSource, flicker_free, open_camera
 
 
 class FakePicamera2:
@@ -82,9 +82,11 @@ def test_auto_exposure_settles_then_exposure_gain_and_white_balance_are_locked(p
     cam = picamera2.instances[0]
     assert cam.config["use_case"] == "video"
     assert cam.config["main"] == {"size": (320, 240), "format": "RGB888"}
-    assert cam.controls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
-                             "AnalogueGain": 1.75, "ColourGains": (1.9, 1.6)}]
-    assert src.controls == {"ExposureTime": 12000, "AnalogueGain": 1.75,
+    # AE settled on 12 ms at gain 1.75; 50 Hz lamps flicker every 10 ms: one whole period,
+    # the gain making up the light
+    assert cam.controls == [{"AeEnable": False, "AwbEnable": False, "ExposureTime": 10000,
+                             "AnalogueGain": pytest.approx(2.1), "ColourGains": (1.9, 1.6)}]
+    assert src.controls == {"ExposureTime": 10000, "AnalogueGain": pytest.approx(2.1),
                             "ColourGains": (1.9, 1.6)}  # what a profile keeps
     frame = src.read()
     assert src.state is CameraState.OK
@@ -125,3 +127,18 @@ def test_without_picamera2_the_reason_says_what_to_install(monkeypatch):
     src = PiCameraSource(size=(64, 48), settle_s=0.0)
     assert src.state is CameraState.UNAVAILABLE and "python3-picamera2" in src.reason
     assert src.read() is None
+
+
+@pytest.mark.parametrize("exposure, gain, hz, want", [
+    (12000, 1.75, 50, (10000, 2.1)),   # rounded to one 10 ms period, gain up
+    (26000, 2.0, 50, (30000, 2.0 * 26 / 30)),  # three periods, gain down
+    (26000, 1.05, 50, (20000, 1.05 * 26 / 20)),  # gain would fall below 1: two periods
+    (20000, 3.0, 60, (16667, 3.0 * 20000 / 16667)),  # 60 Hz mains: 8.33 ms periods
+    (4000, 1.0, 50, (4000, 1.0)),      # shorter than a period: left alone
+    (12000, 1.75, 0, (12000, 1.75)),   # not asked to
+])
+def test_locked_exposure_is_a_whole_number_of_flicker_periods(exposure, gain, hz, want):
+    got = flicker_free({"ExposureTime": exposure, "AnalogueGain": gain,
+                        "ColourGains": (1.9, 1.6)}, hz)
+    assert (got["ExposureTime"], got["AnalogueGain"]) == (want[0], pytest.approx(want[1], rel=1e-3))
+    assert got["ColourGains"] == (1.9, 1.6) and got["AnalogueGain"] >= 1.0
