@@ -80,6 +80,13 @@ def _polygon(value: list) -> None:
         raise ValueError("three or more [x, y] points")
 
 
+def _corners(value: list) -> None:
+    if value and (len(value) != 4 or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) and v >= 0
+                                                        for v in p) for p in value)):
+        raise ValueError("empty, or four [x, y] image pixels clockwise from the top-left")
+
+
 def _pins(value: list) -> None:
     if len(value) != 3:
         raise ValueError("three pins: red, green, blue")
@@ -101,7 +108,12 @@ DEVICE_SETTINGS = (
     Setting("camera.settle_seconds", 2.0, "the table must be still this long before a roll "
             "is read", minimum=0.2, maximum=10.0),
     Setting("camera.felt_mm", [510.0, 380.0], "the felt's width and depth between the corner "
-            "markers' centres, in mm", check=_size, accepts="[width, depth] in mm"),
+            "markers' centres (or the corners set by hand), in mm", check=_size,
+            accepts="[width, depth] in mm"),
+    Setting("camera.corners", [], "the felt's four corners in the camera's picture, set by "
+            "hand (image pixels, clockwise from the top-left); empty: found from the four "
+            "corner markers", check=_corners,
+            accepts="[] or four [x, y] points in image pixels"),
     Setting("zones.rolling", [[0.0, 0.0], [420.0, 0.0], [420.0, 380.0], [0.0, 380.0]],
             "where the dice are thrown: a polygon in table mm from the felt's top-left corner",
             check=_polygon, accepts="a list of [x, y] points in mm"),

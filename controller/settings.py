@@ -66,9 +66,11 @@ class Setting:
                 raise bad()
         elif not isinstance(value, kind):
             raise bad()
-        if kind is list and not all(isinstance(v, type(self.default[0]) if self.default else str)
-                                    for v in value):
-            raise bad()
+        if kind is list:
+            # its items are of its default's kind (strings when it has none and no check)
+            item = type(self.default[0]) if self.default else (str if self.check is None else None)
+            if item is not None and not all(isinstance(v, item) for v in value):
+                raise bad()
         if self.choices is not None and value not in self.choices:
             raise bad()
         if self.minimum is not None and value < self.minimum:

@@ -31,7 +31,8 @@ class Calibrator:
                  frame: Callable[[], np.ndarray | None], *, die_set: DieSet = FORTUNES_AND_WINDS,
                  target: int = 6, show: Callable[[str], None] | None = None,
                  on_activate: Callable[[Path], None] | None = None,
-                 controls: Callable[[], dict | None] | None = None):
+                 controls: Callable[[], dict | None] | None = None,
+                 on_corners: Callable[[list], None] | None = None):
         self.store = Path(store)
         self.captures = Path(captures)
         self.frame = frame
@@ -43,6 +44,8 @@ class Calibrator:
         self.on_activate = on_activate
         #: The camera's locked exposure and gains, kept in the profile learned under them.
         self.controls = controls
+        #: Where the running camera takes the felt's corners set by hand.
+        self.on_corners = on_corners
         self._lock = threading.Lock()
         self._progress: dict = {"state": "idle", "fraction": 0.0, "message": "", "report": None}
 
@@ -106,6 +109,13 @@ class Calibrator:
             self._progress = {"state": "done", "fraction": 1.0,
                               "message": f"{path.name} is ready: activate it to use it",
                               "report": report.to_json(), "version": path.name}
+
+    def set_corners(self, corners: list) -> None:
+        """The felt's four corners in the camera's picture (image px, clockwise from the
+        top-left), set by hand; [] goes back to the corner markers."""
+        if self.on_corners is None:
+            raise ValueError("this table's camera does not take corners set by hand")
+        self.on_corners(corners)
 
     def progress(self) -> dict:
         with self._lock:

@@ -16,6 +16,9 @@ object with these methods; without one the page says how to calibrate from the c
                                                       "confused": [[a, b, n], ...]} | None}
     versions() -> dict                    {"active": str | None, "versions": [str, ...]}
     activate(version) -> None; rollback() -> str
+    set_corners(corners) -> None          (optional) the felt's four corners in the picture,
+                                          image px clockwise from the top-left; [] for the
+                                          corner markers
 
 Each raises ValueError with a plain reason when it cannot do what is asked.
 """
@@ -24,9 +27,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
+from controller import config as cfg
+from controller.errors import ConfigError
 from web.auth import banker_required
 from web.camera import camera_status
 from web.data import camera, json_body
+from web.settings_page import current, save_settings
 
 bp = Blueprint("calibration", __name__, url_prefix="/calibration")
 
@@ -60,7 +66,8 @@ def index():
         done = sum(min(counts.get(label, 0), c.target) for label in labels)
         context.update(labels=labels, counts=counts, target=c.target, next=next_label(c),
                        captured=round(100 * done / max(1, c.target * len(labels))),
-                       progress=c.progress(), versions=c.versions())
+                       progress=c.progress(), versions=c.versions(),
+                       corners=current()["camera.corners"] if hasattr(c, "set_corners") else None)
     return render_template("calibration/index.html", **context)
 
 
@@ -110,6 +117,32 @@ def activate() -> Response:
     if not isinstance(version, str) or version not in c.versions().get("versions", []):
         abort(400, description="activate needs 'version': one of the profile's versions")
     return _do(lambda: c.activate(version))
+
+
+@bp.post("/corners")
+@banker_required
+def corners() -> Response:
+    """The felt's four corners tapped on the camera's picture ([] : the corner markers): used
+    by the running camera at once and kept in the settings (camera.corners)."""
+    c = _need()
+    points = json_body().get("corners")
+    try:
+        cfg.schema()["camera.corners"].validate(points)
+    except ConfigError as exc:
+        return jsonify({"error": str(exc)}), 422
+    if not hasattr(c, "set_corners"):
+        abort(404, description="this table's camera does not take corners set by hand")
+    before = current()["camera.corners"]
+    try:
+        c.set_corners(points)
+    except ValueError as exc:
+        return jsonify({"error": str(exc)}), 422
+    try:
+        save_settings({"camera.corners": points})
+    except ConfigError as exc:  # not kept: the camera goes back to what is kept
+        c.set_corners(before)
+        return jsonify({"error": str(exc)}), 422
+    return jsonify({"ok": True, "result": points})
 
 
 @bp.post("/rollback")

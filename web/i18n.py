@@ -134,6 +134,15 @@ FRENCH = {
     "active": "actif",
     "Activate": "Activer",
     "Roll back": "Revenir en arrière",
+    "Felt corners": "Coins du tapis",
+    "Where the felt is in the picture: from the four corner markers, or tap its four corners "
+    "here, clockwise from the top-left.":
+        "Où est le tapis sur l'image : d'après les quatre repères des coins, ou touchez ici ses "
+        "quatre coins, dans le sens horaire depuis le coin en haut à gauche.",
+    "Now": "Actuellement",
+    "the corner markers": "les repères des coins",
+    "Save the corners": "Enregistrer les coins",
+    "Use the corner markers": "Utiliser les repères des coins",
     # settings
     "Save": "Enregistrer",
     "Saved.": "Enregistré.",

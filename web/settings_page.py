@@ -3,6 +3,7 @@ atomically to the override file; and applying a mode's settings to the table."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
@@ -53,6 +54,31 @@ def sections(submitted=None, error: str = "") -> list[dict]:
     return list(out.values())
 
 
+def parse_list(raw: str, default: list) -> list:
+    """A list setting as typed: JSON ("[[0, 0], [420, 0], ...]" for points), or items
+    separated by commas, each of the kind of the default's items ("510, 380")."""
+    if raw.startswith("["):
+        value = json.loads(raw)  # ValueError (JSONDecodeError) when it is not JSON
+        if not isinstance(value, list):
+            raise ValueError
+        return value
+    items = [v.strip() for v in raw.split(",") if v.strip()]
+    kind = type(default[0]) if default else str
+    if kind in (int, float):
+        return [int(v) if kind is int else float(v) for v in items]
+    return items
+
+
+@bp.app_template_global()
+def list_text(value) -> str:
+    """How the page shows a list setting: comma-separated items, JSON for nested lists."""
+    if isinstance(value, str):
+        return value
+    if any(isinstance(v, list | dict) for v in value) or not value:
+        return json.dumps(value)
+    return ", ".join(str(v) for v in value)
+
+
 def parse(form) -> dict:
     """The submitted values as typed settings; ConfigError names a value that is not one."""
     keys = cfg.schema()
@@ -75,7 +101,7 @@ def parse(form) -> dict:
             elif kind is float:
                 value = float(raw)
             elif kind is list:
-                value = [v.strip() for v in raw.split(",") if v.strip()]
+                value = parse_list(raw, setting.default)
             else:
                 value = raw
         except ValueError:
@@ -83,6 +109,22 @@ def parse(form) -> dict:
                               f"{setting.describe()}") from None
         values[key] = value
     return values
+
+
+def save_settings(changes: dict) -> cfg.Config:
+    """Write these settings over the saved ones (validated, atomically) and use them from now
+    on; ConfigError names a value that is refused, and nothing is written."""
+    conf = current()
+    keys = cfg.schema()
+    overrides = dict(conf.overrides)
+    for key, value in changes.items():
+        if key in overrides or value != keys[key].default:
+            overrides[key] = value
+    new = cfg.write_config(config_path(), overrides)
+    current_app.extensions["feltbank.config"] = new
+    current_app.config["LANGUAGE"] = new["web.language"]
+    current_app.config["TABLE_NAME"] = new["table.name"]
+    return new
 
 
 @bp.get("/")
@@ -95,22 +137,12 @@ def index():
 @bp.post("/")
 @banker_required
 def save():
-    conf = current()
-    keys = cfg.schema()
     try:
-        submitted = parse(request.form)
-        overrides = dict(conf.overrides)
-        for key, value in submitted.items():
-            if key in overrides or value != keys[key].default:
-                overrides[key] = value
-        new = cfg.write_config(config_path(), overrides)
+        save_settings(parse(request.form))
     except ConfigError as exc:
         typed = {k: v for k, v in request.form.items() if k != "csrf_token"}
         return render_template("settings/index.html", sections=sections(typed, str(exc)),
                                error=str(exc), path=config_path(), state=table().state), 422
-    current_app.extensions["feltbank.config"] = new
-    current_app.config["LANGUAGE"] = new["web.language"]
-    current_app.config["TABLE_NAME"] = new["table.name"]
     flash("Saved.")
     return redirect(url_for("settings.index"))
 

@@ -87,6 +87,25 @@ class CameraRig:
             self.source.lock(profile.camera_controls)  # the exposure it was calibrated under
         log.info("camera: now reading with %s", resolved)
 
+    def set_corners(self, corners: list) -> None:
+        """Read the felt from these four corners (image px) from the next frame on; [] goes
+        back to the corner markers. ValueError when they are not a felt's corners."""
+        from vision.errors import VisionError
+        from vision.geometry import TableGeometry
+
+        if self.demo is not None:
+            raise ValueError("the demo table knows where its felt is")
+        if not corners:
+            self.place["geometry"] = None  # the markers will tell, once seen
+            return
+        try:
+            geometry = TableGeometry.from_corners(corners, self.place["felt_mm"],
+                                                  self.place["zones"])
+        except VisionError as exc:
+            raise ValueError(str(exc)) from None
+        self.place["geometry"] = geometry
+        self.loop.settle.ignore = []
+
     def show(self, label: str, seconds: float = 15.0) -> None:
         """The demo table lays one die with `label` up and waits until it rests."""
         import time
@@ -145,14 +164,14 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
             geometry = source.geometry
         else:
+            geometry = table_geometry(config, zones)
             source = open_camera(spec, controls=profile.camera_controls,
                                  mains_hz=config["camera.mains_hz"])
-            geometry = None
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
     felt_mm = tuple(config["camera.felt_mm"])
     place = {"geometry": geometry, "recognizer": recognizer, "profile": profile,
-             "profile_path": str(resolved)}
+             "profile_path": str(resolved), "felt_mm": felt_mm, "zones": zones}
 
     def read(img):
         if place["geometry"] is None:
@@ -175,6 +194,17 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
     return CameraRig(loop, source, place, demo)
 
 
+def table_geometry(config: Config, zones: dict):
+    """The felt's geometry from the corners set by hand (camera.corners), or None: the corner
+    markers will tell, once seen."""
+    from vision.geometry import TableGeometry
+
+    if not config["camera.corners"]:
+        return None
+    return TableGeometry.from_corners(config["camera.corners"], tuple(config["camera.felt_mm"]),
+                                      zones)
+
+
 def calibrator_for(config: Config, rig: CameraRig):
     """The dashboard's guided calibration on this table's camera (the demo lays the dice)."""
     from vision.calibrator import Calibrator
@@ -186,7 +216,8 @@ def calibrator_for(config: Config, rig: CameraRig):
     return Calibrator(profile_store(config), config.data_dir / "captures", frame,
                       show=rig.show if rig.demo is not None else None,
                       on_activate=rig.use_profile,
-                      controls=lambda: getattr(rig.source, "controls", None))
+                      controls=lambda: getattr(rig.source, "controls", None),
+                      on_corners=rig.set_corners)
 
 
 class DemoThrower:

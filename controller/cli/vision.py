@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.add_argument("--table", action="store_true",
-                   help="place the dice on the table as `feltbank run` does: the corner markers "
-                        "in each image, camera.felt_mm and the zones of the configuration")
+                   help="place the dice on the table as `feltbank run` does: camera.corners or "
+                        "the corner markers in each image, camera.felt_mm and the zones of the "
+                        "configuration")
     add_config_option(p)
     p.set_defaults(func=cmd_recognize)
 
@@ -137,14 +138,19 @@ def cmd_recognize(args: argparse.Namespace) -> int:
         return _fail(str(e))
     place = None
     if args.table:
+        from controller.cli.camera import table_geometry
         from vision.geometry import TableGeometry
 
         config = config_of(args)
         felt_mm = tuple(config["camera.felt_mm"])
         zones = {name: [tuple(pt) for pt in config[f"zones.{name}"]] for name in ("rolling", "tray")}
+        try:
+            fixed = table_geometry(config, zones)
+        except VisionError as e:
+            return _fail(f"camera.corners: {e}")
 
         def place(img):
-            return TableGeometry.from_markers(img, felt_mm, zones)
+            return fixed or TableGeometry.from_markers(img, felt_mm, zones)
     status = 0
     for image in args.images:
         try:

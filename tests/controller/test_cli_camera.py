@@ -8,7 +8,7 @@ import pytest
 
 from controller.cli.camera import DemoThrower, start_camera
 from controller.config import load_config
-from controller.errors import IllegalCommand
+from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from controller.games.play import seated_table
 from controller.journal import Journal
@@ -192,3 +192,57 @@ def test_a_camera_over_a_marked_table_places_the_dice_and_ignores_the_markers(tm
         assert sorted(pending.reading.commands[0].args["faces"]) == sorted(d.label for d in dice)
     finally:
         rig.stop()
+
+
+@pytest.mark.slow
+def test_felt_corners_set_by_hand_place_the_dice_without_markers(tmp_path):
+    import cv2
+
+    from vision.default_profile import NOMINAL_TABLE
+    from vision.synthetic import DieSpec, SceneParams, render_scene
+
+    felt = (440.0, 330.0)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    params = SceneParams(**dict(NOMINAL_TABLE, felt_mm=felt))
+    # the felt's left half is the rolling area, its right half the tray
+    dice = [DieSpec("RICE", -150.0, 60.0, 10.0), DieSpec("EAST", -90.0, -40.0, 35.0),
+            DieSpec("WEST", 120.0, 80.0, 60.0)]
+    scene = render_scene(params, dice, seed=6)
+    cv2.imwrite(str(frames / "0000.png"), scene.image)
+    # the corners a banker would tap on the picture: top-left, top-right, bottom-right, -left
+    corners = [[round(float(x), 1), round(float(y), 1)] for x, y in scene.felt_corners]
+    w, h = felt
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(f'[camera]\nsource = "replay:{frames}"\nsettle_seconds = 0.3\n'
+                           f'felt_mm = [{w}, {h}]\ncorners = {corners}\n[zones]\n'
+                           f'rolling = [[0, 0], [{w / 2}, 0], [{w / 2}, {h}], [0, {h}]]\n'
+                           f'tray = [[{w / 2}, 0], [{w}, 0], [{w}, {h}], [{w / 2}, {h}]]\n')
+    config = load_config(config_file)
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    table.submit(Command("open", {"mode": "fortunes-winds"}))
+    live = LiveTable(table, confirm="banker")
+    rig = start_camera(config, table, live)
+    try:
+        assert rig.place["geometry"] is not None  # known before the first frame
+        assert wait_for(lambda: live.pending is not None)
+        seen = {o.label: o.zone for o in live.pending.observation.objects}
+        assert seen == {"RICE": "rolling", "EAST": "rolling", "WEST": "tray"}
+        # the dashboard's corner tool reaches the running camera through the calibrator
+        from controller.cli.camera import calibrator_for
+
+        calibrator = calibrator_for(config, rig)
+        with pytest.raises(ValueError, match="convex"):
+            calibrator.set_corners([[0, 0], [10, 0], [0, 10], [10, 10]])
+        calibrator.set_corners([[p[0] + 5, p[1]] for p in corners])
+        assert rig.place["geometry"].to_table(scene.felt_corners[:1])[0][0] < 0  # moved
+        calibrator.set_corners([])
+        assert rig.place["geometry"] is None  # the markers will tell
+    finally:
+        rig.stop()
+    # four corners that are not a felt's: the camera is refused with the reason
+    bad = config_file.read_text().replace(f"corners = {corners}",
+                                          "corners = [[0, 0], [10, 0], [0, 10], [10, 10]]")
+    config_file.write_text(bad)
+    with pytest.raises(ConfigError, match="four corners of a convex felt"):
+        start_camera(load_config(config_file), table, live)

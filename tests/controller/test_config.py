@@ -83,6 +83,10 @@ caster_loses_pays = "1:1"
     ("[games.hazard]\nmin_bet = 50\nmax_bet = 10\n", "min_bet .50. is above max_bet .10."),
     ("[games.craps]\nmax_bet = 10\n", "unknown key 'games.craps.max_bet'"),
     ("[table\nmode=", "is not valid TOML"),
+    ("[camera]\ncorners = [[1, 2]]\n", r"camera.corners = \[\[1, 2\]\] .* four \[x, y\]"),
+    ('[camera]\ncorners = [[0, 0], [9, 0], [9, 9], ["a", 9]]\n', "camera.corners"),
+    ("[camera]\ncorners = [[0, 0], [9, 0], [9, 9], [-1, 9]]\n", "image pixels"),
+    ("[camera]\nmains_hz = 55\n", "camera.mains_hz = 55 .* one of 50, 60, 0"),
 ])
 def test_bad_files_name_the_key_and_what_is_accepted(tmp_path, text, match):
     path = write(tmp_path / "bad.toml", text)

@@ -279,6 +279,7 @@ ACCESS = {
     ("POST", "/calibration/learn"): "banker",
     ("POST", "/calibration/activate"): "banker",
     ("POST", "/calibration/rollback"): "banker",
+    ("POST", "/calibration/corners"): "banker",
 }
 
 

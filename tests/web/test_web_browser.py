@@ -265,3 +265,65 @@ def test_a_viewer_cannot_move_money(browser, server):
     page.goto(url + "/money/")
     assert "only the banker" in page.inner_text("main")
     page.close()
+
+
+class CornerCalibrator:
+    """The calibration service's corner part, recording what the page sends."""
+
+    target = 3
+
+    def __init__(self):
+        self.corners = None
+
+    def labels(self):
+        return ["EARTH", "NORTH"]
+
+    def counts(self):
+        return {}
+
+    def progress(self):
+        return {"state": "idle", "fraction": 0.0, "message": "", "report": None}
+
+    def versions(self):
+        return {"active": None, "versions": []}
+
+    def set_corners(self, corners):
+        self.corners = corners
+
+
+def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
+    from werkzeug.serving import make_server
+
+    from web import create_app
+    from web.camera import StillCamera
+
+    table = open_table(tmp_path / "journal.sqlite3")
+    cal = CornerCalibrator()
+    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
+                     table=table, camera=StillCamera(frame_jpeg()), calibrator=cal)
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_port}"
+    try:
+        page = new_page(browser, PORTRAIT)
+        setup_banker(page, url)
+        page.goto(url + "/calibration/")
+        img = page.locator("#corners-img")
+        img.scroll_into_view_if_needed()
+        box = img.bounding_box()
+        assert box and box["width"] > 200
+        taps = [(0.1, 0.1), (0.9, 0.12), (0.88, 0.9), (0.12, 0.88)]
+        for i, (fx, fy) in enumerate(taps):
+            assert page.locator("#corners-save").is_disabled()
+            img.click(position={"x": fx * box["width"], "y": fy * box["height"]})
+            assert page.locator(".corner-dot").count() == i + 1
+        assert page.text_content("#corners-count") == "4 / 4"
+        shot(page, "calibration-corners")
+        page.click("#corners-save")
+        page.wait_for_selector("text=[[")  # the page reloads with the corners kept
+        for (x, y), (fx, fy) in zip(cal.corners, taps, strict=True):  # the picture's own pixels
+            assert abs(x - fx * 640) < 3 and abs(y - fy * 480) < 3
+        assert "[[" in page.text_content("#corners-now")
+    finally:
+        httpd.shutdown()
+        table.journal.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from conftest import open_table
@@ -294,6 +295,49 @@ def test_guided_calibration_capture_learn_activate_rollback(make_app, table, aut
         "ok": True, "result": "v001"}
 
 
+class CornerCalibrator(FakeCalibrator):
+    """A calibrator whose camera takes the felt's corners (the real one hands them to the rig)."""
+
+    def __init__(self):
+        super().__init__()
+        self.corners = None
+
+    def set_corners(self, corners):
+        if corners and corners[2][0] <= corners[0][0]:
+            raise ValueError("table corners: expected four corners of a convex felt area")
+        self.corners = corners
+
+
+def test_felt_corners_tapped_on_the_picture_are_used_and_kept(make_app, table, auth, tmp_path):
+    cal = CornerCalibrator()
+    app = make_app(table, calibrator=cal)
+    auth.client = app.test_client()
+    auth.setup()
+    headers = {"X-CSRF-Token": auth.token}
+    html = auth.client.get("/calibration/").text
+    assert "Felt corners" in html and "the corner markers" in html and 'id="corners-save"' in html
+    tapped = [[150.5, 113], [1490, 113.2], [1490, 1118], [150, 1118]]
+    r = auth.client.post("/calibration/corners", headers=headers, json={"corners": tapped})
+    assert r.status_code == 200 and cal.corners == tapped
+    import tomllib
+
+    kept = tomllib.loads(app.config["CONFIG_PATH"].read_text())
+    assert kept["camera"]["corners"] == tapped
+    assert app.extensions["feltbank.config"]["camera.corners"] == tapped
+    assert "[[150.5, 113]" in auth.client.get("/calibration/").text
+    # refused: not four points, not numbers, not a felt's corners: nothing changes
+    saved = app.config["CONFIG_PATH"].read_text()
+    for bad in ([[1, 2]], [[0, 0], [9, 0], [9, 9], ["x", 9]], "here", None,
+                [[900, 0], [1000, 0], [100, 900], [0, 900]]):
+        r = auth.client.post("/calibration/corners", headers=headers, json={"corners": bad})
+        assert r.status_code == 422, bad
+        assert cal.corners == tapped and app.config["CONFIG_PATH"].read_text() == saved
+    # back to the markers
+    r = auth.client.post("/calibration/corners", headers=headers, json={"corners": []})
+    assert r.status_code == 200 and cal.corners == []
+    assert app.extensions["feltbank.config"]["camera.corners"] == []
+
+
 def test_pages_in_french(client, banker):
     client.post("/language/fr", data={"csrf_token": banker.token})
     html = client.get("/").text
@@ -324,3 +368,42 @@ def test_a_refused_setting_keeps_what_was_typed_and_marks_the_key(client, banker
     assert 'value="eighty"' in response.text and 'value="Felt 9"' in response.text
     assert 'class="setting bad"' in response.text
     assert "<option >hazard</option>" in response.text  # the modes to choose from
+
+
+def _form_as_shown(html: str) -> dict:
+    """Every input and select of the settings form with the value the page shows."""
+    import html as html_lib
+
+    form = {}
+    for name, value in re.findall(r'<input name="([^"]+)" value="([^"]*)"', html):
+        form[name] = html_lib.unescape(value)
+    for name, body in re.findall(r'<select name="([^"]+)">(.*?)</select>', html, re.S):
+        chosen = re.search(r"<option[^>]*selected[^>]*>([^<]*)</option>", body) or re.search(
+            r'<option value="([^"]*)" selected', body)
+        if chosen:
+            form[name] = html_lib.unescape(chosen.group(1))
+    return form
+
+
+def test_the_settings_form_saves_as_shown_and_with_lists_changed(client, banker, app):
+    # a browser posts every field: the page's own values must be accepted as they are shown,
+    # lists of numbers and lists of points included
+    form = _form_as_shown(client.get("/settings/").text)
+    assert {"camera.felt_mm", "zones.rolling", "camera.corners"} <= set(form)
+    response = client.post("/settings/", data={"csrf_token": banker.token, **form})
+    assert response.status_code == 302, response.text[:2000]
+    form["camera.felt_mm"] = "440, 330"
+    form["camera.corners"] = "[[150, 113], [1490, 113], [1490, 1118], [150, 1118]]"
+    form["zones.tray"] = "[[400, 0], [440, 0], [440, 330], [400, 330]]"
+    response = client.post("/settings/", data={"csrf_token": banker.token, **form})
+    assert response.status_code == 302, response.text[:2000]
+    saved = app.extensions["feltbank.config"]
+    assert saved["camera.felt_mm"] == [440.0, 330.0]
+    assert saved["camera.corners"] == [[150, 113], [1490, 113], [1490, 1118], [150, 1118]]
+    assert saved["zones.tray"][1] == [440, 0]
+    shown = _form_as_shown(client.get("/settings/").text)
+    assert shown["camera.felt_mm"] == "440.0, 330.0"
+    assert shown["camera.corners"].startswith("[[150, 113]")
+    form["zones.tray"] = "[[400, 0], [440, 0"
+    response = client.post("/settings/", data={"csrf_token": banker.token, **form})
+    assert response.status_code == 422 and "zones.tray" in response.text

@@ -332,7 +332,36 @@
     }, 2000);
   }
 
+  // The felt's corners tapped on the camera's picture, in the picture's own pixels.
+  function pickCorners() {
+    const img = document.getElementById("corners-img");
+    const save = document.getElementById("corners-save");
+    if (!img || !save) return;
+    const box = img.parentElement;
+    const count = document.getElementById("corners-count");
+    const pts = [];
+    img.addEventListener("click", (ev) => {
+      if (pts.length === 4) {
+        pts.length = 0;
+        box.querySelectorAll(".corner-dot").forEach((d) => d.remove());
+      }
+      const r = img.getBoundingClientRect();
+      const fx = (ev.clientX - r.left) / r.width, fy = (ev.clientY - r.top) / r.height;
+      pts.push([Math.round(fx * img.naturalWidth * 10) / 10, Math.round(fy * img.naturalHeight * 10) / 10]);
+      const dot = document.createElement("span");
+      dot.className = "corner-dot";
+      dot.textContent = String(pts.length);
+      dot.style.left = fx * 100 + "%";
+      dot.style.top = fy * 100 + "%";
+      box.appendChild(dot);
+      count.textContent = pts.length + " / 4";
+      save.disabled = pts.length !== 4;
+    });
+    save.addEventListener("click", () => post(save.dataset.url, { corners: pts }));
+  }
+
   function start() {
+    pickCorners();
     watchLearning();
     watchCamera();
     window.addEventListener("load", () => { drawReading(); startCamera(); }, { once: true });
