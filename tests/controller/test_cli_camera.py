@@ -153,29 +153,41 @@ def test_a_corrupt_profile_leaves_the_table_running_without_its_camera(tmp_path)
         assert health["journal"]["ok"]
 
 
+def replayed_table(tmp_path, image, felt_mm, camera_toml, zones):
+    """A configuration whose camera replays one frame of the table, with these zones."""
+    import cv2
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0000.png"), image)
+    lines = [f'source = "replay:{frames}"', "settle_seconds = 0.3",
+             f"felt_mm = {list(felt_mm)}", *camera_toml]
+    zone_lines = [f"{name} = {points}" for name, points in zones.items()]
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text("[camera]\n" + "\n".join(lines) + "\n[zones]\n" +
+                           "\n".join(zone_lines) + "\n")
+    return config_file
+
+
+def box(x0, y0, x1, y1):
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
 @pytest.mark.slow
 def test_a_camera_over_a_marked_table_places_the_dice_and_ignores_the_markers(tmp_path):
     # a replayed camera over a felt with its four corner markers: the first reading finds
     # the markers, places the dice in the configured zones and reports nothing else
-    import cv2
-
     from vision.default_profile import NOMINAL_TABLE
     from vision.synthetic import DieSpec, SceneParams, render_scene
 
     felt = (440.0, 330.0)
     w, h = felt[0] - 56.0, felt[1] - 56.0  # the marker centres sit 28 mm in from the corners
-    frames = tmp_path / "frames"
-    frames.mkdir()
     params = SceneParams(**dict(NOMINAL_TABLE, felt_mm=felt), markers=True)
     dice = [DieSpec(label, x, y, yaw) for label, x, y, yaw in [
         ("RICE", -150.0, 60.0, 10.0), ("EAST", -90.0, -40.0, 35.0), ("WEST", -30.0, 80.0, 60.0),
         ("BIRD", 40.0, -70.0, 5.0), ("SUN", 100.0, 30.0, 80.0)]]
-    cv2.imwrite(str(frames / "0000.png"), render_scene(params, dice, seed=5).image)
-    config_file = tmp_path / "feltbank.toml"
-    config_file.write_text(f'[camera]\nsource = "replay:{frames}"\nsettle_seconds = 0.3\n'
-                           f'felt_mm = [{w}, {h}]\n[zones]\n'
-                           f'rolling = [[0, 0], [{w}, 0], [{w}, {h}], [0, {h}]]\n'
-                           f'tray = [[{w}, 0], [{w + 50}, 0], [{w + 50}, {h}], [{w}, {h}]]\n')
+    config_file = replayed_table(tmp_path, render_scene(params, dice, seed=5).image, (w, h), [],
+                                 {"rolling": box(0, 0, w, h), "tray": box(w, 0, w + 50, h)})
     config = load_config(config_file)
     table = Table(Journal(tmp_path / "journal.sqlite3"))
     for cmd in seated_table("fortunes-winds", players=2, coins=100):
@@ -196,28 +208,19 @@ def test_a_camera_over_a_marked_table_places_the_dice_and_ignores_the_markers(tm
 
 @pytest.mark.slow
 def test_felt_corners_set_by_hand_place_the_dice_without_markers(tmp_path):
-    import cv2
-
     from vision.default_profile import NOMINAL_TABLE
     from vision.synthetic import DieSpec, SceneParams, render_scene
 
-    felt = (440.0, 330.0)
-    frames = tmp_path / "frames"
-    frames.mkdir()
+    w, h = felt = (440.0, 330.0)
     params = SceneParams(**dict(NOMINAL_TABLE, felt_mm=felt))
     # the felt's left half is the rolling area, its right half the tray
     dice = [DieSpec("RICE", -150.0, 60.0, 10.0), DieSpec("EAST", -90.0, -40.0, 35.0),
             DieSpec("WEST", 120.0, 80.0, 60.0)]
     scene = render_scene(params, dice, seed=6)
-    cv2.imwrite(str(frames / "0000.png"), scene.image)
     # the corners a banker would tap on the picture: top-left, top-right, bottom-right, -left
     corners = [[round(float(x), 1), round(float(y), 1)] for x, y in scene.felt_corners]
-    w, h = felt
-    config_file = tmp_path / "feltbank.toml"
-    config_file.write_text(f'[camera]\nsource = "replay:{frames}"\nsettle_seconds = 0.3\n'
-                           f'felt_mm = [{w}, {h}]\ncorners = {corners}\n[zones]\n'
-                           f'rolling = [[0, 0], [{w / 2}, 0], [{w / 2}, {h}], [0, {h}]]\n'
-                           f'tray = [[{w / 2}, 0], [{w}, 0], [{w}, {h}], [{w / 2}, {h}]]\n')
+    config_file = replayed_table(tmp_path, scene.image, felt, [f"corners = {corners}"],
+                                 {"rolling": box(0, 0, w / 2, h), "tray": box(w / 2, 0, w, h)})
     config = load_config(config_file)
     table = Table(Journal(tmp_path / "journal.sqlite3"))
     table.submit(Command("open", {"mode": "fortunes-winds"}))
