@@ -445,3 +445,71 @@ def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_sid
             faces.append(TopFace((float(centre[0]), float(centre[1])), theta, side, 0.0,
                                  corners))
     return faces
+
+
+OUTLINE_BLUR = 2.0  # px: colour smoothed before the die's outline is judged (see die_outline)
+OUTLINE_PAD = 12  # px added round a blob's box for its outline: felt to judge the noise on
+OUTLINE_FELT_SHARE = 0.5  # of that ROI that is at least felt
+
+
+def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float
+                ) -> tuple[float, float, float, float] | None:
+    """The die's extent along its face axes (u from, u to, v from, v to; image px).
+
+    The blob's own outline is judged pixel by pixel: in a dim frame it takes in the die's
+    shadow, where the felt's colour is too noisy to tell a single pixel from a die. Here the
+    colour is smoothed first, which averages that noise away but not a die's colour, and
+    the distance from the felt is scaled to the felt's noise round the blob; only pixels next
+    to the blob count. Smoothing widens the outline alike on every side. None when the
+    outline found is much smaller than the blob (a die too dark to tell from the felt).
+    """
+    h, w = blob.mask.shape
+    H, W = img.shape[:2]
+    x0, y0 = max(0, blob.origin[0] - OUTLINE_PAD), max(0, blob.origin[1] - OUTLINE_PAD)
+    x1, y1 = min(W, blob.origin[0] + w + OUTLINE_PAD), min(H, blob.origin[1] + h + OUTLINE_PAD)
+    roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0), OUTLINE_BLUR)
+    _, maha = _felt_distance(roi, felt)
+    maha *= np.float32(1.0 / felt_noise(maha, OUTLINE_FELT_SHARE))
+    near = np.zeros(maha.shape, np.uint8)
+    bx, by = blob.origin[0] - x0, blob.origin[1] - y0
+    near[by:by + h, bx:bx + w] = blob.mask
+    near = cv2.dilate(near, np.ones((5, 5), np.uint8))
+    ys, xs = np.nonzero((maha > felt.max_d2) & (near > 0))
+    if len(xs) < 0.7 * blob.area:
+        return None
+    t = math.radians(theta)
+    px, py = xs + (x0 + 0.0), ys + (y0 + 0.0)
+    pu = px * math.cos(t) + py * math.sin(t)
+    pv = -px * math.sin(t) + py * math.cos(t)
+    u0, u1 = np.percentile(pu, [0.3, 99.7])
+    v0, v1 = np.percentile(pv, [0.3, 99.7])
+    return float(u0 - 0.5), float(u1 + 0.5), float(v0 - 0.5), float(v1 + 0.5)
+
+
+def lean(outline: tuple[float, float, float, float], top: tuple[float, float], side: float,
+         k_side: float, nadir: tuple[float, float], theta: float) -> tuple[float, float]:
+    """How far a die's outline, around its top face found by appearance, is from a flat die's.
+
+    Along each face axis a flat die's outline ends with its top face on the side away from
+    the nadir and reaches k_side * (distance from the nadir) past it on the near side (its
+    side face). A die leaning by t about a bottom edge shows its raised side face (about
+    s * sin t) past the top face on one side and hides or shortens the other side face;
+    whichever way it leans, the overhang past the top face on the far side less the near
+    side's surplus over a flat die's is off by about sin t on the axis it leans along.
+    Returns (lopsided, stretch) in face sides: the larger such difference of the two axes,
+    and how much more one axis's extent exceeds a flat die's than the other's (a die leaning
+    towards the nadir or across it is long on one axis; a uniform growth of the outline,
+    smoothing or blur, adds to both and cancels).
+    """
+    t = math.radians(theta)
+    lopsided, excess = 0.0, []
+    for (lo, hi), ax in zip((outline[:2], outline[2:]),
+                            ((math.cos(t), math.sin(t)), (-math.sin(t), math.cos(t))), strict=True):
+        c = top[0] * ax[0] + top[1] * ax[1]
+        r = c - (nadir[0] * ax[0] + nadir[1] * ax[1])
+        far, near = (hi - c, c - lo) if r > 0 else (c - lo, hi - c)
+        over_far = far - side / 2
+        over_near = near - side / 2 - k_side * abs(r)
+        lopsided = max(lopsided, abs(over_far - over_near) / side)
+        excess.append((over_far + over_near) / side)
+    return lopsided, abs(excess[0] - excess[1])

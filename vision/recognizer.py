@@ -8,6 +8,7 @@ threshold calibrated on held-out captures the recognizer abstains (label None).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -23,8 +24,10 @@ from vision.dice import (
     TopFace,
     blob_angle,
     chroma,
+    die_outline,
     find_blobs,
     fit_top_face,
+    lean,
     learn_felt,
     rectify,
     touching_faces,
@@ -41,6 +44,14 @@ WHITEN_DIMS = 48  # main axes of the templates kept for whitening
 WHITEN_SHRINK = 0.5  # pull of the within-label scatter towards the identity (6+ captures)
 INK_WEIGHT = 0.05  # score lost per spread of ink-colour distance beyond two
 COCKED_RESIDUAL = 0.2
+# a die leaning on something (cocked), see Recognizer.lean_evidence; in face sides. Its top face
+# is looked for up to LEAN_REACH towards the nadir along either face axis, LEAN_BACK away from
+# it and LEAN_ACROSS across (the flat fit's size can be off)
+LEAN_REACH, LEAN_BACK, LEAN_ACROSS = 0.42, 0.2, 0.1
+LEAN_LOPSIDED = 0.15  # outline lopsided about the found top face by more than this: leaning
+LEAN_MATCH = 0.5  # a top face matched below this is placed less surely ...
+LEAN_LOPSIDED_UNSURE = 0.25  # ... and must be this lopsided
+LEAN_STRETCH = 0.09  # one axis longer than a flat die's by this much more than the other
 MIN_MARGIN = 0.25  # relative margin (see decide)
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 MIN_SCORE = 0.45
@@ -145,6 +156,11 @@ def _gray(patch: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
 
 
+def _dog(g: np.ndarray) -> np.ndarray:
+    """Band-passed grey (difference of Gaussians): strokes kept, flat brightness dropped."""
+    return cv2.GaussianBlur(g, (0, 0), 1.0) - cv2.GaussianBlur(g, (0, 0), 4.0)
+
+
 def band_pass(stored: np.ndarray) -> np.ndarray:
     """Feature maps of a stored patch: band-passed grey and four edge-orientation channels.
 
@@ -153,7 +169,7 @@ def band_pass(stored: np.ndarray) -> np.ndarray:
     90 and 135 degrees) shrug off smooth light changes such as a glare spot's slope.
     """
     g = _gray(stored) if stored.ndim == 3 else stored.astype(np.float32)
-    dog = cv2.GaussianBlur(g, (0, 0), 1.0) - cv2.GaussianBlur(g, (0, 0), 4.0)
+    dog = _dog(g)
     s = cv2.GaussianBlur(g, (0, 0), 0.7)
     gx = cv2.Sobel(s, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(s, cv2.CV_32F, 0, 1, ksize=3)
@@ -367,6 +383,61 @@ def make_matcher(templates: np.ndarray, tlabels: np.ndarray, n_labels: int) -> M
     return Matcher(W, tp.astype(np.float32), tlabels, n_labels)
 
 
+def face_template(patches: np.ndarray) -> np.ndarray:
+    """What any top face looks like: the stored faces, band-passed, averaged in four turns.
+
+    The labels differ, but every face is a sticker on a die's face, edged and lettered; their
+    average keeps that common layout, which finds a top face in a die's image without
+    knowing its label (the matcher's descriptors are built to ignore where a face sits).
+    """
+    o = (STORE - PATCH) // 2
+    maps = [_dog(_gray(p))[o:o + PATCH, o:o + PATCH] for p in patches]
+    return np.mean([np.rot90(m, k) for m in maps for k in range(4)], 0).astype(np.float32)
+
+
+def _peak(a: float, b: float, c: float) -> float:
+    """Sub-pixel offset of a peak b between its neighbours a and c (parabola)."""
+    den = a - 2 * b + c
+    return 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+
+def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
+                  nadir: tuple[float, float]) -> tuple[tuple[float, float], float]:
+    """Where the top face lies by appearance, near the flat fit, and how well it matched.
+
+    A flat die's face is where the flat fit put it; a die leaning away from the nadir has its
+    top face nearer the nadir than that (the far end of its blob is its raised side face), so
+    the face is looked for up to LEAN_REACH towards the nadir along either face axis.
+    """
+    pad = int(round(PATCH * (LEAN_REACH + 0.03)))  # a px more: the peak's neighbours
+    size = PATCH + 2 * pad
+    big = TopFace(face.center, face.angle_deg, face.side * size / PATCH, face.residual)
+    res = cv2.matchTemplate(_dog(_gray(rectify(img, big, size))), template,
+                            cv2.TM_CCOEFF_NORMED)
+    t = math.radians(face.angle_deg)
+    u = np.array([math.cos(t), math.sin(t)])
+    v = np.array([-math.sin(t), math.cos(t)])
+    r = np.asarray(face.center) - nadir
+    off = (np.arange(res.shape[0]) - pad) / PATCH  # face sides from the flat fit
+    du = off[None, :] * (-1.0 if r @ u > 0 else 1.0)  # towards the nadir: positive
+    dv = off[:, None] * (-1.0 if r @ v > 0 else 1.0)
+    ok = (((du >= -LEAN_BACK) & (du <= LEAN_REACH) & (np.abs(dv) <= LEAN_ACROSS))
+          | ((dv >= -LEAN_BACK) & (dv <= LEAN_REACH) & (np.abs(du) <= LEAN_ACROSS)))
+    y, x = np.unravel_index(int(np.argmax(np.where(ok, res, -2.0))), res.shape)
+    n = res.shape[0]
+    fx = x + (_peak(res[y, x - 1], res[y, x], res[y, x + 1]) if 0 < x < n - 1 else 0.0)
+    fy = y + (_peak(res[y - 1, x], res[y, x], res[y + 1, x]) if 0 < y < n - 1 else 0.0)
+    k = face.side / PATCH  # image px per patch px
+    c = np.asarray(face.center) + ((fx - pad) * u + (fy - pad) * v) * k
+    return (float(c[0]), float(c[1])), float(res[y, x])
+
+
+def is_leaning(lopsided: float, stretch: float, match: float) -> bool:
+    """Whether lean evidence (see Recognizer.lean_evidence) says the die is cocked."""
+    limit = LEAN_LOPSIDED if match >= LEAN_MATCH else LEAN_LOPSIDED_UNSURE
+    return stretch > LEAN_STRETCH or lopsided > limit
+
+
 def decide(scores: np.ndarray, labels: list[str], min_margin: float, min_score: float
            ) -> tuple[str | None, float, list[tuple[str, float]]]:
     """Label (or None to abstain), confidence and the top candidates from label scores.
@@ -400,6 +471,8 @@ class Recognizer:
                    ) -> list[tuple[TopFace | None, Blob, bool]]:
         """Every die's top face (None for obstructions) with its blob and a cocked flag.
 
+        Cocked: a blob a flat die explains badly (residual above COCKED_RESIDUAL), or a lone
+        die on the felt whose outline and top face say it leans (see lean_evidence).
         `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
         """
         g = self.profile.geometry
@@ -422,8 +495,35 @@ class Recognizer:
             theta = blob_angle(img, blob.mask, blob.origin)
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta)
             if face is not None:
-                out.append((face, blob, face.residual > COCKED_RESIDUAL))
+                cocked = face.residual > COCKED_RESIDUAL
+                if not cocked and not blob.touches_edge:
+                    evidence = self.lean_evidence(img, face, blob)
+                    cocked = evidence is not None and is_leaning(*evidence)
+                out.append((face, blob, cocked))
         return out
+
+    @functools.cached_property
+    def face_template(self) -> np.ndarray:
+        """The profile's average top face (see face_template), built once."""
+        return face_template(self.profile.patches)
+
+    def lean_evidence(self, img: np.ndarray, face: TopFace, blob: Blob
+                      ) -> tuple[float, float, float] | None:
+        """(lopsided, stretch, match): how a lone die's outline and top face differ from flat.
+
+        The outline's extents alone cannot tell a die leaning away from the nadir: its raised
+        side face, past the top face, can look just like a flat die's side faces on the other
+        side. Where its top face lies tells: found by appearance (the profile's average top
+        face; `match` is how well), the outline around it is measured against a flat die's
+        (see dice.lean). None when the outline cannot be measured.
+        """
+        g = self.profile.geometry
+        outline = die_outline(img, blob, self.profile.felt, face.angle_deg)
+        if outline is None:
+            return None
+        top, match = find_top_face(img, face, self.face_template, g.nadir)
+        lopsided, stretch = lean(outline, top, g.side_px, g.k_side, g.nadir, face.angle_deg)
+        return lopsided, stretch, match
 
     def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
         """Label scores of an uncertain face under a wider, slower pose search.
