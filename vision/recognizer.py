@@ -62,6 +62,8 @@ SECOND_LOOK_SHIFTS = (-6, -4, -2, 0, 2, 4, 6)  # px, wider than SEARCH_SHIFTS
 # a face whose blob a flat die explains worse than the first look's search reach (in face
 # sides) may be placed off by more than that search: it gets the second look too
 POSE_UNSURE = max(SEARCH_SHIFTS) / PATCH
+# a first reading this close to the threshold (confidence 0.5 is at it) gets the second look
+SURE_AT_FIRST_LOOK = 0.6
 DISAGREE_FACTOR = 2.0  # a second look overruling the first needs this many times the margin
 INK_RELIABILITY_FLOOR = 0.5  # a washed-out or dim ink still weighs at least this much
 
@@ -551,10 +553,14 @@ class Recognizer:
         A face the first look abstains on gets a second look (see second_look) under the
         same calibrated thresholds, and so does a face whose blob a flat die explains worse
         than the first look's search reaches (residual > POSE_UNSURE face sides: a badly cut
-        pair of touching dice), however sure the first look was. When the second look's
+        pair of touching dice), however sure the first look was, and a face the first look
+        reads barely over the threshold (confidence under SURE_AT_FIRST_LOOK: in dim light
+        RICE loses the two dots that tell it from TREE). When the second look's
         winner is not the first look's, the two looks disagree about the face's pose or
         content, so the second look must clear DISAGREE_FACTOR times the margin (full
-        confidence) to overrule the first; short of that, the face is abstained on.
+        confidence) to overrule the first; short of that, the face is abstained on. When it
+        agrees with a barely sure first reading, that reading stands (searching more poses
+        lifts the runners-up too).
         """
         p = self.profile
         big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
@@ -562,11 +568,15 @@ class Recognizer:
         scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
             ink_colour(stored), ink_contrast(stored))
         label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
-        if label is not None and face.residual <= POSE_UNSURE:
+        barely = label is not None and face.residual <= POSE_UNSURE
+        if barely and conf >= SURE_AT_FIRST_LOOK:
             return label, conf, cands
+        first_reading = label, conf, cands
         first = cands[0][0]
         scores = np.maximum(scores, self.second_look(img, face))
         label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        if barely and cands[0][0] == first:
+            return first_reading
         if label is not None and label != first:
             s1, s2 = cands[0][1], cands[1][1] if len(cands) > 1 else -1.0
             if (s1 - s2) / max(1e-6, 1.0 - s2) < DISAGREE_FACTOR * p.min_margin:

@@ -16,6 +16,7 @@ from vision.recognizer import (
     INK_RELIABILITY_FLOOR,
     INK_WEIGHT,
     POSE_UNSURE,
+    SURE_AT_FIRST_LOOK,
     InkModel,
     Recognizer,
     calibrate,
@@ -228,3 +229,39 @@ def test_a_face_placed_unsurely_gets_the_second_look_even_when_sure(shipped_prof
     assert rec.read_face(scene.image, sure)[0] == truth and not calls
     unsure = TopFace(face.center, face.angle_deg, face.side, POSE_UNSURE + 0.02)
     assert rec.read_face(scene.image, unsure)[0] == truth and len(calls) == 1
+
+
+def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profile, monkeypatch):
+    # in dim light RICE loses the two dots that tell it from TREE, and the first look may read
+    # TREE just over the threshold: the second look is asked, and a disagreement abstains
+    rec = Recognizer(shipped_profile)
+    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
+    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    face, _ = _one_face(rec, scene)
+    labels = shipped_profile.labels
+    m = shipped_profile.min_margin
+    tree, rice = labels.index("TREE"), labels.index("RICE")
+    first = np.full(len(labels), 0.5, np.float32)
+    first[rice] = 0.9
+    first[tree] = 0.9 + 0.1 * 1.05 * m  # ahead by 1.05 x the threshold: confidence ~0.52
+    monkeypatch.setattr(rec.matcher, "scores", lambda d: first.copy())
+    monkeypatch.setattr(rec.ink, "penalty", lambda c, k=None: np.zeros(len(labels), np.float32))
+    calls = []
+
+    def looks(winner):
+        def second(img, f):
+            calls.append(f)
+            s = first.copy()
+            s[winner] = first[tree] + 0.01
+            return s
+        return second
+
+    monkeypatch.setattr(rec, "second_look", looks(rice))
+    assert rec.read_face(scene.image, face)[0] is None and len(calls) == 1
+    # the second look agrees (more poses lift the runners-up too): the first reading stands
+    monkeypatch.setattr(rec, "second_look", looks(tree))
+    label, conf, _ = rec.read_face(scene.image, face)
+    assert label == "TREE" and 0.5 <= conf < SURE_AT_FIRST_LOOK and len(calls) == 2
+    # a clear first reading is not looked at again
+    first[tree] = 0.9 + 0.1 * 1.6 * m
+    assert rec.read_face(scene.image, face)[0] == "TREE" and len(calls) == 2
