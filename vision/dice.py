@@ -188,7 +188,7 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
         x, y, w, h, area = stats[i]
         if area < min_area:
             continue
-        if skip is not None and skip[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean() > 0.5:
+        if _mostly_in(skip, labels, i, (x, y, w, h)):
             continue
         edge = bool(((labels[y:y + h, x:x + w] == i) & (inner[y:y + h, x:x + w] == 0)).any())
         pad = 3
@@ -274,7 +274,7 @@ def rim_blobs(img: np.ndarray, small: np.ndarray, hull_mask: np.ndarray, side_px
         x, y, w, h, area = stats[i]
         if not RIM_DIE_AREA[0] * face <= area <= RIM_DIE_AREA[1] * face or max(w, h) > 3 * min(w, h):
             continue
-        if skip is not None and skip[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean() > 0.5:
+        if _mostly_in(skip, labels, i, (x, y, w, h)):
             continue
         # the outline again at full resolution, smoothed about as much as the shrinking did
         xa, ya = max(0, x - 2), max(0, y - 2)
@@ -292,6 +292,15 @@ def rim_blobs(img: np.ndarray, small: np.ndarray, hull_mask: np.ndarray, side_px
         if m is not None:
             blobs.append(Blob(m, (x0, y0), float(m.sum()), True, outside=True))
     return blobs
+
+
+def _mostly_in(skip: np.ndarray | None, labels: np.ndarray, i: int,
+               box: tuple[int, int, int, int]) -> bool:
+    """Whether component i (in its bounding box) lies mostly inside the `skip` mask."""
+    if skip is None:
+        return False
+    x, y, w, h = box
+    return bool(skip[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean() > 0.5)
 
 
 def _largest_filled(m: np.ndarray, min_area: float) -> np.ndarray | None:
@@ -332,6 +341,20 @@ def blob_angle(img: np.ndarray, mask: np.ndarray, origin: tuple[int, int]) -> fl
     return dominant_angle(gray, weight)
 
 
+def extents(px: np.ndarray, py: np.ndarray, theta: float
+            ) -> tuple[float, float, float, float]:
+    """How far image points reach along a die's face axes (u from, u to, v from, v to).
+
+    The outermost 0.3% each way are left out (a stray pixel); each pixel is one wide.
+    """
+    t = math.radians(theta)
+    pu = px * math.cos(t) + py * math.sin(t)
+    pv = -px * math.sin(t) + py * math.cos(t)
+    u0, u1 = np.percentile(pu, [0.3, 99.7])
+    v0, v1 = np.percentile(pv, [0.3, 99.7])
+    return float(u0 - 0.5), float(u1 + 0.5), float(v0 - 0.5), float(v1 + 0.5)
+
+
 def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
                  nadir: tuple[float, float], theta: float) -> TopFace | None:
     """Fit the top-face square of one die's mask: far side of the blob from the nadir."""
@@ -343,11 +366,7 @@ def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side:
     v = np.array([-math.sin(t), math.cos(t)])
     px = xs.astype(np.float64) + origin[0]
     py = ys.astype(np.float64) + origin[1]
-    pu = px * u[0] + py * u[1]
-    pv = px * v[0] + py * v[1]
-    u0, u1 = np.percentile(pu, [0.3, 99.7])
-    v0, v1 = np.percentile(pv, [0.3, 99.7])
-    u0, u1, v0, v1 = u0 - 0.5, u1 + 0.5, v0 - 0.5, v1 + 0.5
+    u0, u1, v0, v1 = extents(px, py, theta)
     cx, cy = px.mean(), py.mean()
     r = np.array([cx - nadir[0], cy - nadir[1]])
     ru, rv = float(r @ u), float(r @ v)
@@ -480,13 +499,7 @@ def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float
     ys, xs = np.nonzero((maha > felt.max_d2) & (near > 0))
     if len(xs) < 0.7 * blob.area:
         return None
-    t = math.radians(theta)
-    px, py = xs + (x0 + 0.0), ys + (y0 + 0.0)
-    pu = px * math.cos(t) + py * math.sin(t)
-    pv = -px * math.sin(t) + py * math.cos(t)
-    u0, u1 = np.percentile(pu, [0.3, 99.7])
-    v0, v1 = np.percentile(pv, [0.3, 99.7])
-    return float(u0 - 0.5), float(u1 + 0.5), float(v0 - 0.5), float(v1 + 0.5)
+    return extents(xs + (x0 + 0.0), ys + (y0 + 0.0), theta)
 
 
 def lean(outline: tuple[float, float, float, float], top: tuple[float, float], side: float,

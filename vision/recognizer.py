@@ -25,6 +25,7 @@ from vision.dice import (
     blob_angle,
     chroma,
     die_outline,
+    extents,
     find_blobs,
     fit_top_face,
     lean,
@@ -658,12 +659,13 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
     ext, pos, axes = [], [], []
     for img, b in blobs:
         ys, xs = np.nonzero(b.mask)
-        th = math.radians(blob_angle(img, b.mask, b.origin))
+        theta = blob_angle(img, b.mask, b.origin)
+        th = math.radians(theta)
         px, py = xs + b.origin[0], ys + b.origin[1]
-        for ax in ((math.cos(th), math.sin(th)), (-math.sin(th), math.cos(th))):
-            proj = px * ax[0] + py * ax[1]
-            lo, hi = np.percentile(proj, [0.3, 99.7])
-            ext.append(hi - lo + 1.0)
+        u0, u1, v0, v1 = extents(px, py, theta)
+        for ax, e in (((math.cos(th), math.sin(th)), u1 - u0),
+                      ((-math.sin(th), math.cos(th)), v1 - v0)):
+            ext.append(e)
             pos.append((px.mean(), py.mean()))
             axes.append(ax)
     e, P, A = np.asarray(ext), np.asarray(pos), np.asarray(axes)

@@ -96,15 +96,14 @@ class CameraRig:
         if self.demo is not None:
             raise ValueError("the demo table knows where its felt is")
         if not corners:
-            self.place["geometry"] = None  # the markers will tell, once seen
+            use_geometry(self.place, self.loop.settle, None)  # the markers will tell, once seen
             return
         try:
             geometry = TableGeometry.from_corners(corners, self.place["felt_mm"],
                                                   self.place["zones"])
         except VisionError as exc:
             raise ValueError(str(exc)) from None
-        self.place["geometry"] = geometry
-        self.loop.settle.ignore = []
+        use_geometry(self.place, self.loop.settle, geometry)
 
     def show(self, label: str, seconds: float = 15.0) -> None:
         """The demo table lays one die with `label` up and waits until it rests."""
@@ -179,8 +178,7 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             from vision.geometry import TableGeometry
 
             try:
-                place["geometry"] = TableGeometry.from_markers(img, felt_mm, zones)
-                settle.ignore = place["geometry"].ignore  # the markers are not objects
+                use_geometry(place, settle, TableGeometry.from_markers(img, felt_mm, zones))
             except VisionError:
                 pass  # no markers (yet): dice are read, every one in the rolling area
         return [r.to_json() for r in place["recognizer"].read(img, place["geometry"])]
@@ -192,6 +190,13 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
     loop.start()
     log.info("camera: %s, profile %s", spec, resolved)
     return CameraRig(loop, source, place, demo)
+
+
+def use_geometry(place: dict, settle, geometry) -> None:
+    """Read the felt with this geometry (None: not known yet); what it says belongs on the
+    felt (the corner markers' papers) is no object for the settle detector either."""
+    place["geometry"] = geometry
+    settle.ignore = geometry.ignore if geometry is not None else []
 
 
 def table_geometry(config: Config, zones: dict):

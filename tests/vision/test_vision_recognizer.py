@@ -129,6 +129,12 @@ def test_hand_over_the_felt_is_an_obstruction_not_a_die(shipped_profile):
     assert any(r.kind == "obstruction" for r in readings)
 
 
+def _one_east():
+    """A scene of one EAST die in the middle of the felt, in ordinary light."""
+    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
+    return render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+
+
 def _one_face(rec, scene):
     """The fitted top face of a one-die scene and the die's true label."""
     faces = [f for f, _, cocked in rec.find_faces(scene.image) if f is not None and not cocked]
@@ -140,8 +146,7 @@ def test_second_look_finds_a_misfitted_face(shipped_profile):
     # a face fitted 6 px and 4 degrees off (a washed-out outline): the wider, slower second
     # look still puts the true label first
     rec = Recognizer(shipped_profile)
-    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
-    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    scene = _one_east()
     face, truth = _one_face(rec, scene)
     t = math.radians(face.angle_deg)
     off = TopFace((face.center[0] + 6 * math.cos(t), face.center[1] + 6 * math.sin(t)),
@@ -155,8 +160,7 @@ def test_second_look_finds_a_misfitted_face(shipped_profile):
 def test_second_look_overrules_the_first_only_with_double_margin(shipped_profile,
                                                                  monkeypatch):
     rec = Recognizer(shipped_profile)
-    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
-    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    scene = _one_east()
     face, truth = _one_face(rec, scene)
     labels = shipped_profile.labels
     other = labels.index("WEST")
@@ -215,8 +219,7 @@ def test_a_face_placed_unsurely_gets_the_second_look_even_when_sure(shipped_prof
     # a blob a flat die explains poorly (touching dice cut badly, a cocked-ish die): its top
     # face may sit further off than the first look searches, so the second look checks it
     rec = Recognizer(shipped_profile)
-    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
-    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    scene = _one_east()
     face, truth = _one_face(rec, scene)
     calls = []
 
@@ -235,8 +238,7 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
     # in dim light RICE loses the two dots that tell it from TREE, and the first look may read
     # TREE just over the threshold: the second look is asked, and a disagreement abstains
     rec = Recognizer(shipped_profile)
-    p = sample_params(np.random.default_rng(11), table=NOMINAL_TABLE)
-    scene = render_scene(p, [DieSpec("EAST", 0.0, 0.0, 30.0)], seed=12)
+    scene = _one_east()
     face, _ = _one_face(rec, scene)
     labels = shipped_profile.labels
     m = shipped_profile.min_margin
