@@ -11,6 +11,7 @@ from controller.games.fortunes_winds import (
     DIE,
     DIE_NAMES,
     DIE_OF,
+    EQUIPMENT,
     LABELS,
     LORD_MOON_SPOT,
     MAX_SET_ASIDE,
@@ -20,14 +21,12 @@ from controller.games.fortunes_winds import (
     smallest_stake,
     stake_unit,
 )
-from web.modes import ModePage, PageInput, manual_rows, reason, register
+from web.modes import ModePage, PageInput, glyphs, manual_rows, reason
 
 log = logging.getLogger(__name__)
 
-#: The kanji printed on each face (the seed's dice).
-KANJI = {"EARTH": "土", "NORTH": "北", "RICE": "米", "WATER": "水", "EAST": "東", "FISH": "魚",
-         "FIRE": "火", "WEST": "西", "TREE": "木", "AIR": "風", "SOUTH": "南", "BIRD": "鳥",
-         "VOID": "空", "FORTUNES": "運", "SUN": "陽", "MOON": "月"}
+#: The kanji printed on each face (the seed's dice, from equipment/fortunes-and-winds.json).
+KANJI = glyphs(EQUIPMENT)
 
 #: The felt's spaces for one seat, as the seed draws them: (bet, words), two rows.
 FELT = (
@@ -133,7 +132,7 @@ def faces_for(label: str | None) -> list[str]:
     return list(LABELS)
 
 
-register(ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
-                  holder=lambda page: page.state.shooter,
-                  bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
-                  faces_for=faces_for, face_marks=KANJI))
+PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
+                holder=lambda page: page.state.shooter,
+                bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
+                faces_for=faces_for, face_marks=KANJI)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from controller.games.hazard import BETS, MAINS, odds_pays
-from web.modes import ModePage, PageInput, manual_rows, reason, register
+from web.modes import ModePage, PageInput, manual_rows, reason
 
 BET_WORDS = {"caster-wins": "caster wins", "caster-loses": "caster loses",
              "odds": "odds on the chance"}
@@ -42,6 +42,6 @@ def confirmation(page: PageInput) -> dict:
             "reason": reason(page.engine, page.state, "throw", dice=[1, 1])}
 
 
-register(ModePage("hazard", "modes/hazard.html", context, confirmation,
-                  holder=lambda page: page.state.caster, holder_word="Caster",
-                  bet_words=BET_WORDS))
+PAGE = ModePage("hazard", "modes/hazard.html", context, confirmation,
+                holder=lambda page: page.state.caster, holder_word="Caster",
+                bet_words=BET_WORDS)
