@@ -152,6 +152,6 @@ def advice_text(advice: dict) -> list[str]:
         a = advice[objective]
         aside = " ".join(a["set_aside"]) or "nothing"
         out.append(f"{title + ':':<20} set aside {aside}, roll {' '.join(a['roll_next'])}: "
-                   f"wins the turn {f"{100 * a['win_probability']:.3f}%"}, expected return "
+                   f"wins the turn {100 * a['win_probability']:.3f}%, expected return "
                    f"{a['expected_return']:+.4f} per coin of standard bet")
     return out

@@ -88,6 +88,7 @@ class Run:
     tallies: dict[str, Tally]
     state: State
     exact: Callable[[dict], dict[str, Fraction]]
+    #: More figures for the report from the odds report; "notes": lines printed for people.
     extra: Callable[[dict], dict[str, Any]] = field(default=lambda report: {})
     #: Tallies reported in `extra` rather than as bets.
     not_bets: tuple[str, ...] = ()

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
+
+#: The dice and decks as data (the `equipment` package's files): the rules and the dashboard
+#: read the same files. Read here by path: vision imports nothing but numpy and cv2.
+EQUIPMENT = Path(__file__).resolve().parents[1] / "equipment"
 
 
 @dataclass(frozen=True)
@@ -44,11 +48,13 @@ class DieSet:
         raise KeyError(label)
 
 
+def _equipment(name: str) -> dict:
+    return json.loads((EQUIPMENT / f"{name}.json").read_text(encoding="utf-8"))
+
+
 def read_die_set(name: str) -> DieSet:
-    """The die set `equipment/NAME.json`, the file the rules and the dashboard read too (read
-    here by itself: vision imports nothing of the controller)."""
-    text = (resources.files("equipment") / f"{name}.json").read_text(encoding="utf-8")
-    data = json.loads(text)
+    """The die set `equipment/NAME.json`, the file the rules and the dashboard read too."""
+    data = _equipment(name)
     dice = tuple(Die(d["name"], tuple(d["body_bgr"]), tuple(d["ink_bgr"]), tuple(d["faces"]))
                  for d in data["dice"])
     return DieSet(name=data["name"], dice=dice, glyphs=dict(data.get("glyphs", {})))
@@ -56,4 +62,6 @@ def read_die_set(name: str) -> DieSet:
 
 FORTUNES_AND_WINDS = read_die_set("fortunes-and-winds")
 
-DIE_SETS = {FORTUNES_AND_WINDS.name: FORTUNES_AND_WINDS}
+#: Every labelled die set in equipment/ (dice whose labels have printed colours), by name.
+DIE_SETS = {p.stem: read_die_set(p.stem) for p in sorted(EQUIPMENT.glob("*.json"))
+            if all("body_bgr" in d for d in _equipment(p.stem).get("dice") or [{}])}

@@ -172,8 +172,13 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
         demo = None
         if spec == "demo":
             from vision.demo import DemoCamera
+            from vision.labels import DIE_SETS
 
-            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
+            if profile.die_set not in DIE_SETS:
+                raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
+                                  f"it throws {', '.join(DIE_SETS)}")
+            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones,
+                                       die_set=DIE_SETS[profile.die_set])
             geometry = source.geometry
         else:
             geometry = table_geometry(config, zones)

@@ -8,6 +8,7 @@ from typing import Any
 
 from controller.cli.common import add_config_option, config_of, print_json
 from controller.modes import find_mode, modes, with_part
+from controller.odds import pct
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,10 +68,6 @@ def _settings(args: argparse.Namespace, game: str) -> dict[str, Any]:
     return config_of(args).game_settings(game)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:7.3f}%"
-
-
 # -- odds -----------------------------------------------------------------------------------------
 
 
@@ -116,14 +113,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     print(f"{args.game}: {report['turns']} turns, seed {report['seed']}, "
           f"{report['turns_per_s']:.0f} turns/s")
-    if "shooter_win_rate" in report:
-        print(f"shooter won {_pct(report['shooter_win_rate']).strip()} "
-              f"± {_pct(report['shooter_win_se']).strip()} of turns "
-              f"(exact {_pct(report['shooter_win_exact']).strip()}, {report['strategy']})")
+    for line in report.get("notes", ()):
+        print(line)
     print(f"{'bet':<16}{'n':>8}{'edge':>10}{'± se':>10}{'exact':>10}{'z':>7}")
     for bet in report["bets"]:
-        print(f"{bet['id']:<16}{bet['n']:>8}{_pct(bet['edge']):>10}{_pct(bet['se']):>10}"
-              f"{_pct(bet['exact_edge']):>10}{bet['z']:>7.2f}")
+        print(f"{bet['id']:<16}{bet['n']:>8}{pct(bet['edge']):>10}{pct(bet['se']):>10}"
+              f"{pct(bet['exact_edge']):>10}{bet['z']:>7.2f}")
     return 0
 
 

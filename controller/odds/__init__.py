@@ -14,6 +14,11 @@ from controller.errors import IllegalCommand
 from controller.modes import find_mode, modes, with_part
 
 
+def pct(x: float) -> str:
+    """A probability or edge as people read it: a percentage, 7 wide, 3 decimals."""
+    return f"{100 * x:7.3f}%"
+
+
 def odds_modes() -> list[str]:
     """The modes with an odds report, by name."""
     return with_part("odds")

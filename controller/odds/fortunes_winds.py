@@ -44,6 +44,7 @@ from controller.games.fortunes_winds import (
     pays_of,
 )
 from controller.games.fortunes_winds import LORD_MOON_LOSS as MOON_LOSS
+from controller.odds import pct
 from controller.simulate import Run, Tally, open_table, settled
 
 CATEGORIES = ("E", "W", "X")
@@ -311,17 +312,13 @@ def odds(settings: Mapping[str, Any]) -> dict:
     return _report(PayTable.of(settings))
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:7.3f}%"
-
-
 def odds_text(report: dict) -> list[str]:
     """The odds report for people (`feltbank odds fortunes-winds`)."""
     out: list[str] = []
     out.append(f"shooter wins a turn, setting aside to win:      "
-          f"{_pct(report['shooter_win_probability'])}")
+          f"{pct(report['shooter_win_probability'])}")
     out.append(f"standard bet's return, setting aside for it:    "
-          f"{_pct(report['standard_expected_return'])} per coin of standard bet "
+          f"{pct(report['standard_expected_return'])} per coin of standard bet "
           "(Lord Moon money included)")
     out.append("")
     out.append("combinations: " + ", ".join(f"{c['name']} {c['pays']} ({c['first_roll_pays']} on "
@@ -334,11 +331,11 @@ def odds_text(report: dict) -> list[str]:
     for bet in report["bets"]:
         coll = bet.get("house_edge_colluding")
         pays = "combos" if bet["id"] == "standard" else bet["pays"]
-        out.append(f"{bet['id']:<16}{pays:>9}{_pct(bet['probability']):>10}"
-              f"{_pct(bet['by_strategy']['max-return']['house_edge']):>10}"
-              f"{_pct(bet['by_strategy']['max-win']['house_edge']):>10}"
-              f"{_pct(bet['house_edge_worst']):>10}"
-              f"{_pct(coll) if coll is not None else '':>11}")
+        out.append(f"{bet['id']:<16}{pays:>9}{pct(bet['probability']):>10}"
+              f"{pct(bet['by_strategy']['max-return']['house_edge']):>10}"
+              f"{pct(bet['by_strategy']['max-win']['house_edge']):>10}"
+              f"{pct(bet['house_edge_worst']):>10}"
+              f"{pct(coll) if coll is not None else '':>11}")
     out.append("")
     out.append("edge: the bettor's expected loss per coin staked (negative: the bettor's edge).")
     out.append("worst: the lower edge of the two strategies; colluding: if the shooter set dice "
@@ -391,6 +388,8 @@ def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
         probability = (report["shooter_win_probability"] if strategy == "max-win" else next(
             b["probability"] for b in report["bets"] if b["id"] == STANDARD))
         return {"strategy": strategy, "shooter_win_rate": wins.mean, "shooter_win_se": wins.se,
-                "shooter_win_exact": probability}
+                "shooter_win_exact": probability,
+                "notes": [f"shooter won {pct(wins.mean).strip()} ± {pct(wins.se).strip()} of "
+                          f"turns (exact {pct(probability).strip()}, {strategy})"]}
 
     return Run(tallies, state, exact, extra, not_bets=("shooter-wins",))

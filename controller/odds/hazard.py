@@ -12,6 +12,7 @@ from controller.errors import IllegalCommand
 from controller.games import apply, find_game, limits
 from controller.games.base import Command, Pays
 from controller.games.hazard import MAINS, WAYS, Hazard, commission, first_throw, odds_pays
+from controller.odds import pct
 from controller.simulate import Run, Tally, open_table, settled
 
 TOTALS = tuple(range(2, 13))
@@ -118,23 +119,19 @@ def odds(settings: Mapping[str, Any]) -> dict:
                    settings["commission_percent"])
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:7.3f}%"
-
-
 def odds_text(report: dict) -> list[str]:
     """The odds report for people (`feltbank odds hazard`)."""
     out: list[str] = []
     out.append(f"{'main':>4}{'nick':>10}{'out':>10}{'chance':>10}{'caster wins':>13}")
     for m in report["mains"]:
-        out.append(f"{m['main']:>4}{_pct(m['nick']):>10}{_pct(m['out']):>10}{_pct(m['chance']):>10}"
-              f"{_pct(m['caster_wins']):>13}")
+        out.append(f"{m['main']:>4}{pct(m['nick']):>10}{pct(m['out']):>10}{pct(m['chance']):>10}"
+              f"{pct(m['caster_wins']):>13}")
     out.append("")
     out.append(f"{'bet':<16}{'pays':>6}{'P(win)':>10}{'edge':>10}{'worst':>10}")
     for bet in report["bets"]:
         worst = bet.get("house_edge_worst")
-        out.append(f"{bet['id']:<16}{bet['pays']:>6}{_pct(bet['probability']):>10}"
-              f"{_pct(bet['house_edge']):>10}{_pct(worst) if worst is not None else '':>10}")
+        out.append(f"{bet['id']:<16}{bet['pays']:>6}{pct(bet['probability']):>10}"
+              f"{pct(bet['house_edge']):>10}{pct(worst) if worst is not None else '':>10}")
     out.append("")
     out.append("caster-loses worst: at a stake whose commission, rounded down, is nothing.")
     return out

@@ -48,6 +48,8 @@ class ModePage:
     faces_for: Callable[[str | None], list] = field(default=lambda label: [])
     #: A mark printed beside each face on the buttons (the glyphs of the mode's equipment).
     face_marks: dict = field(default_factory=dict)
+    #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
+    french: dict = field(default_factory=dict)
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
