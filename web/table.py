@@ -6,12 +6,13 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
+from web.i18n import t as translate
+from web.modes import CHIPS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
 
@@ -45,11 +46,12 @@ def frame_context() -> dict:
         "holder": mode.holder(page),
         "holder_word": mode.holder_word,
         "marks": mode.face_marks,
-        "result_words": RESULT_WORDS,
         "on_table": on_table,
         "pending": pending_context(mode),
         "camera": camera_status(camera()),
         "settlement": settlement,
+        "ended": [mode.ended_line(ended, translate) for ended in
+                  map(RoundEnded.of, settlement.events if settlement else ()) if ended],
         "journal_tail": [(r, describe(r)) for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
