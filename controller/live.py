@@ -66,10 +66,10 @@ class LiveTable:
 
     def read(self, observation: Observation) -> Reading:
         """What the current game makes of `observation` (nothing is applied)."""
-        engine = self.table.engine
-        if engine is None:
+        now = self.table.snapshot()
+        if now.engine is None:
             return Reading(problems=("the table is not open",))
-        return engine.read(self.table.state, observation, self.min_confidence)
+        return now.engine.read(now.state, observation, self.min_confidence)
 
     def observe(self, observation: Observation, extra: Mapping | None = None
                 ) -> list[Outcome] | Pending:
@@ -128,10 +128,11 @@ class LiveTable:
         return self.pending
 
     def _apply(self, pending: Pending, reading: Reading) -> list[Outcome]:
-        # Ids from the reading: the same reading applied twice is applied once.
-        outcomes = [self.table.submit(Command(cmd.kind, cmd.args, f"cam-{pending.id}-{n}"),
-                                      source="camera")
-                    for n, cmd in enumerate(reading.commands)]
+        # Ids from the reading: the same reading applied twice is applied once. Its commands
+        # (a set-aside and a roll) go into the journal in one transaction: nothing between.
+        outcomes = self.table.submit_many(
+            [Command(cmd.kind, cmd.args, f"cam-{pending.id}-{n}")
+             for n, cmd in enumerate(reading.commands)], source="camera")
         self._done[pending.id] = outcomes
         while len(self._done) > 32:
             self._done.pop(next(iter(self._done)))

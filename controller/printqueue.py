@@ -68,7 +68,8 @@ def statement_data(table, player: str) -> dict:
     statements = table.statements()
     if player not in statements:
         raise KeyError(f"{player} has no statement at this table")
-    balance = table.state.ledger.balance(f"player:{player}") if table.state else 0
+    state = table.state
+    balance = state.ledger.balance(f"player:{player}") if state else 0
     return {**statements[player].to_json(), "balance": balance}
 
 

@@ -1,7 +1,7 @@
 """Calibration: guided capture, learning with a progress bar, accuracy per label and the
 confused pairs, activate and roll back a profile.
 
-The vision side is reached through an injected calibrator (`create_app(calibrator=...)`), an
+The vision side is reached through an injected calibrator (`web.Services.calibrator`), an
 object with these methods; without one the page says how to calibrate from the command line.
 
     labels() -> list[str]                 every label of the die set, in order

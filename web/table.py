@@ -25,13 +25,11 @@ def describe(record) -> str:
 
 def frame_context() -> dict:
     """Everything the table page shows, from one snapshot of the state."""
-    t = table()
-    state = t.state
-    view = t.view()
+    now = table().snapshot()  # one moment: state, engine and view agree
+    state, engine, view = now.state, now.engine, now.view()
     if state is None:
         return {"view": view, "mode": None, "camera": camera_status(camera()), "pending": None,
                 "confirm": None, "holder": None}
-    engine = t.engine
     page = PageInput(engine, state, view, banker=g.user.is_banker)
     mode = page_for(state.mode)
     on_table: dict[str, int] = {}
@@ -151,15 +149,14 @@ def command() -> Response:
 def check() -> Response:
     """Would this command be accepted now? Nothing is applied."""
     cmd = _command()
-    t = table()
-    state = t.state
+    now = table().snapshot()
     try:
-        if state is None or cmd.kind == "open":
+        if now.state is None or cmd.kind == "open":
             from controller import games
 
-            games.apply(state, cmd)
+            games.apply(now.state, cmd)
         else:
-            t.engine.verify(state, cmd)
+            now.engine.verify(now.state, cmd)
     except IllegalCommand as exc:
         return jsonify({"ok": False, "reason": str(exc)})
     return jsonify({"ok": True, "reason": None})

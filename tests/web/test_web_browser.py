@@ -66,7 +66,7 @@ def server(tmp_path):
     from werkzeug.serving import make_server
 
     from controller.live import LiveTable
-    from web import create_app
+    from web import Services, create_app
     from web.camera import StillCamera
 
     table = open_table(tmp_path / "journal.sqlite3")
@@ -74,7 +74,7 @@ def server(tmp_path):
     live = LiveTable(table)
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml",
                       "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60, "MJPEG_FPS": 2},
-                     table=table, camera=camera, live=live)
+                     Services(table=table, camera=camera, live=live))
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -294,13 +294,13 @@ class CornerCalibrator:
 def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
     from werkzeug.serving import make_server
 
-    from web import create_app
+    from web import Services, create_app
     from web.camera import StillCamera
 
     table = open_table(tmp_path / "journal.sqlite3")
     cal = CornerCalibrator()
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     table=table, camera=StillCamera(frame_jpeg()), calibrator=cal)
+                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_port}"
