@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 
 import pytest
 
@@ -54,7 +53,7 @@ def test_events_as_they_are_committed(make_app, table, auth):
     auth.setup()
 
     def later():
-        time.sleep(0.3)
+        assert app.extensions["feltbank.broadcaster"].listening(30)  # the stream is open
         table.submit(Command("buy-in", {"player": "Sanzo", "amount": 5}, "live-1"))
 
     thread = threading.Thread(target=later)
@@ -117,7 +116,7 @@ def test_a_waiting_reading_is_announced_without_an_id(live_client):
     auth, door = live_client
 
     def later():
-        time.sleep(0.2)
+        assert auth.client.application.extensions["feltbank.broadcaster"].listening(30)
         door.observe(first_roll())
 
     thread = threading.Thread(target=later)
