@@ -47,8 +47,10 @@ def rig(tmp_path):
     device = Switchable()
     printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer"), device=device)
     config_file = tmp_path / "feltbank.toml"
-    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 0.2\n'
-                           '[live]\nconfirm = "banker"\n')
+    # No debounce, a long hold: a test press is released at once (even on a busy machine
+    # it is no hold); test_hardware_pins checks the debounce setting.
+    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 1.0\n'
+                           'bounce_ms = 0\n[live]\nconfirm = "banker"\n')
     root = Feltbank(load_config(config_file), camera=False, pin_factory=factory,
                     printer=printer, table=table)
     devices = root.devices

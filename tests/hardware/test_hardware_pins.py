@@ -73,7 +73,7 @@ def press(factory: MockFactory, pin: int, got: list, held: bool = False) -> None
 def test_press_and_hold_are_two_actions(factory):
     got: list[str] = []
     buttons = TableButtons(PinMap(buttons=BUTTONS, leds=LEDS), got.append, pin_factory=factory,
-                           hold_seconds=0.3, bounce_seconds=None)
+                           hold_seconds=1.0, bounce_seconds=None)
     press(factory, 17, got)
     press(factory, 17, got, held=True)
     press(factory, 22, got)
