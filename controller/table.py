@@ -69,8 +69,10 @@ class Table:
         """Run `hook` inside the transaction that stores each command (e.g. queue a receipt)."""
         self._hooks.append(hook)
 
-    def submit(self, cmd: Command, source: str = "") -> Outcome:
-        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand."""
+    def submit(self, cmd: Command, source: str = "",
+               hooks: tuple[TransactionHook, ...] = ()) -> Outcome:
+        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand.
+        `hooks` run in its transaction besides the table's own (e.g. keep a camera reading)."""
         with self._lock:
             if not cmd.id:
                 cmd = Command(cmd.kind, cmd.args, f"auto-{uuid.uuid4().hex}")
@@ -84,7 +86,7 @@ class Table:
             state, events = games.apply(self.state, cmd)
             try:
                 seq = self.journal.append(cmd, events, source=source, at=self._clock(),
-                                          hooks=self._hooks)
+                                          hooks=(*self._hooks, *hooks))
             except sqlite3.Error as exc:
                 # Disk full, a read-only file system...: the command did not happen.
                 raise JournalError(f"the journal {self.journal.path} could not store "

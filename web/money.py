@@ -143,8 +143,19 @@ def index():
     statements = {name: s.to_json() for name, s in t.statements().items()}
     return render_template("money/index.html", view=view, players=players,
                            records=list(reversed(records)), kinds=kinds, kind=kind,
+                           readings=journal().readings(r.seq for r in records),
                            player=player, house=chart(house_series()),
                            statements=statements, odds=odds_reports())
+
+
+@bp.get("/reading/<int:seq>.jpg")
+@banker_required
+def reading_frame(seq: int) -> Response:
+    """The frame a camera reading came from, as kept in the journal with command `seq`."""
+    frame = journal().reading_frame(seq)
+    if frame is None:
+        abort(404, description=f"no camera frame is kept with command #{seq}")
+    return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "private"})
 
 
 @bp.get("/journal.jsonl")
@@ -169,16 +180,32 @@ def journal_csv() -> Response:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["seq", "at", "source", "id", "kind", "arguments", "events", "account",
-                     "amount"])
-    for r in _filtered(kind, player, limit):
+                     "amount", "camera read", "banker changed"])
+    records = _filtered(kind, player, limit)
+    readings = journal().readings(r.seq for r in records)
+    for r in records:
+        read, changed = _reading_cells(readings.get(r.seq))
         args = json.dumps(dict(r.command.args), ensure_ascii=False)
         events = " ".join(e.kind for e in r.events)
         legs = [(a, n) for e in r.events for entry in e.entries for a, n in entry.legs]
         for account, amount in legs or [("", "")]:
             writer.writerow([r.seq, r.at, _cell(r.source), _cell(r.command.id),
-                             r.command.kind, _cell(args), events, account, amount])
+                             r.command.kind, _cell(args), events, account, amount, read,
+                             _cell(changed)])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=journal.csv"})
+
+
+def _reading_cells(reading: dict | None) -> tuple[str, str]:
+    """A camera reading in two CSV cells: what was read, what the banker changed (and who)."""
+    if not reading:
+        return "", ""
+    read = " ".join(f"{o['label'] or '?'}:{o['confidence']:.2f}" for o in reading["read"])
+    changed = "; ".join(f"#{c['index'] + 1} {c['read'] or '?'}->{c['banker']}"
+                        for c in reading["corrections"])
+    if changed:
+        changed = f"{reading['confirmed_by']}: {changed}"
+    return read, changed
 
 
 def _cell(text: str) -> str:

@@ -11,6 +11,7 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
+from web.i18n import t
 from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
@@ -18,7 +19,14 @@ bp = Blueprint("table", __name__)
 
 def describe(record) -> str:
     """One line of the journal for people: what was asked, in short."""
-    args = " ".join(f"{k}={v}" for k, v in record.command.args.items() if k != "settings")
+
+    def words(value) -> str:
+        if isinstance(value, list | tuple):
+            return " ".join(words(v) for v in value)
+        return str(value)
+
+    args = " · ".join(f"{k} {words(v)}" for k, v in record.command.args.items()
+                      if k != "settings")
     return f"{record.command.kind} {args}".strip()
 
 
@@ -198,7 +206,7 @@ def confirm_reading() -> Response:
                            400)
         corrections[int(key)] = label
     try:
-        outcomes = door.confirm(pending, corrections)
+        outcomes = door.confirm(pending, corrections, by=g.user.name)
     except IllegalCommand as exc:
         return jsonify({"error": str(exc)}), 422
     return jsonify({"outcomes": [o.to_json() for o in outcomes]})
@@ -228,4 +236,9 @@ def reject_reading() -> Response:
         door.reject(pending)
     except IllegalCommand as exc:
         return jsonify({"error": str(exc)}), 422
-    return jsonify({"rejected": pending})
+    cam = camera()
+    if cam is None:
+        message = t("Rejected: no camera runs here; enter the roll by hand.")
+    else:
+        message = t("Rejected: the camera reads the dice again once they are still.")
+    return jsonify({"rejected": pending, "message": message})

@@ -34,7 +34,7 @@ from controller.settings import Setting, resolve
 MAX_INT = 10**12
 
 #: Keys of a command's JSON form that are not arguments.
-RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
+RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events", "reading"})
 
 __all__ = [
     "Arg",

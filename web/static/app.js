@@ -26,7 +26,15 @@
     el.className = "toast " + (kind || "info");
     el.hidden = false;
     clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 7000 : 3000);
+    toast.timer = setTimeout(hideToast, kind === "error" ? 7000 : 3000);
+  }
+
+  // An error toast says what went wrong with the last action: the next action that succeeds
+  // takes it away (a tap on the toast does too).
+  function hideToast() {
+    const el = document.getElementById("toast");
+    if (el) el.hidden = true;
+    clearTimeout(toast.timer);
   }
 
   function send(cmd) {
@@ -49,6 +57,8 @@
       let data = {};
       try { data = await r.json(); } catch (e) { data = { error: r.statusText }; }
       if (!r.ok) { toast(data.error || r.statusText, "error"); return null; }
+      hideToast();
+      if (data.message) toast(data.message, "info");
       afterCommand();
       return data;
     }
@@ -135,14 +145,24 @@
   }
 
   function confirmReading() {
+    // A sure die is confirmed as read unless the banker tapped another face; an uncertain
+    // die needs the banker's tap, even on the face the camera read: the banker looked.
     const box = document.getElementById("confirm");
     const corrections = {};
+    const untapped = [];
     box.querySelectorAll(".die-row").forEach((row) => {
-      const pressed = row.querySelector('.face[aria-pressed="true"]');
-      if (pressed && pressed.dataset.face !== row.dataset.read) {
-        corrections[row.dataset.index] = pressed.dataset.face;
+      const tapped = confirmPicks.rows[row.dataset.row];
+      if (tapped !== undefined && (tapped !== row.dataset.read || row.dataset.unsure === "yes")) {
+        corrections[row.dataset.index] = tapped;
+      } else if (tapped === undefined && row.dataset.unsure === "yes") {
+        untapped.push(row.dataset.number);
       }
     });
+    if (untapped.length) {
+      toast(w("Tap the face of each uncertain die, even if it is right:") + " #" +
+        untapped.join(", #"), "error");
+      return;
+    }
     post("/api/live/confirm", { pending: box.dataset.pending, corrections }).then((ok) => {
       if (ok) confirmPicks = { key: null, rows: {} };
     });
@@ -165,6 +185,7 @@
   }
 
   document.addEventListener("click", (ev) => {
+    if (ev.target.id === "toast") { hideToast(); return; }
     const el = ev.target.closest("button, [data-reason]");
     if (!el) return;
     if (el.classList.contains("off") && el.dataset.reason) {
@@ -201,6 +222,7 @@
       post("/api/live/reject", { pending: document.getElementById("confirm").dataset.pending });
       return;
     }
+    if (el.id === "toast") { hideToast(); return; }
     if (el.classList.contains("print-now")) window.print();
     if (el.classList.contains("calib-action")) {
       post(el.dataset.url, el.dataset.body ? JSON.parse(el.dataset.body) : {});
