@@ -27,7 +27,8 @@ from web import health as health_page
 from web import live as live_pages
 from web import table as table_pages
 from web.camera import Camera
-from web.i18n import language, script_words, t
+from web.i18n import init_app as init_i18n
+from web.i18n import language, number, script_words, t, tn
 from web.security import (
     RateLimiter,
     SessionInterface,
@@ -79,6 +80,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = secret_key(data_dir)
     app.session_interface = SessionInterface()
+    init_i18n(app)
 
     if table is None:
         from controller.cli.run import open_table
@@ -113,7 +115,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
 
     @app.context_processor
     def globals_() -> dict:
-        return {"t": t, "csrf_token": csrf_token, "user": g.get("user"), "lang": language(),
+        return {"t": t, "tn": tn, "number": number, "csrf_token": csrf_token, "user": g.get("user"), "lang": language(),
                 "script_words": script_words(), "table_name": app.config["TABLE_NAME"]}
 
     @app.errorhandler(HTTPException)

@@ -1,175 +1,67 @@
-"""English and French: the dashboard's words. English is the key; French is looked up."""
+"""The dashboard's languages, with gettext message catalogs (Babel and Flask-Babel).
+
+English is the source language: every word a user sees is written in English in the code and
+marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` for plurals,
+`N_("...")` for words kept in tables and translated later). The French lives in
+`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it.
+
+To add or change words (docs/dashboard.md, "Languages"):
+    pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
+    pybabel update -i /tmp/messages.pot -d web/translations
+    (translate the new entries in the .po)
+    pybabel compile -d web/translations
+`tests/web/test_web_i18n.py` fails while any marked word has no French, or while the .mo is
+older than the .po.
+"""
 
 from __future__ import annotations
 
-from flask import current_app, session
+from pathlib import Path
+
+from flask import current_app, has_request_context, session
+from flask_babel import Babel, format_decimal, gettext, ngettext
 
 LANGUAGES = ("en", "fr")
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
-FRENCH = {
-    # frame
-    "Table": "Table",
-    "Money": "Caisse",
-    "Calibration": "Calibrage",
-    "Settings": "Réglages",
-    "Users": "Utilisateurs",
-    "Log out": "Déconnexion",
-    "Log in": "Connexion",
-    "User name": "Nom d'utilisateur",
-    "Password": "Mot de passe",
-    "Password again": "Mot de passe (encore)",
-    "Role": "Rôle",
-    "banker": "banquier",
-    "viewer": "spectateur",
-    "Seats": "Places",
-    "Seat": "Place",
-    "Player": "Joueur",
-    "Players": "Joueurs",
-    "Balance": "Solde",
-    "On the table": "Sur le tapis",
-    "Camera": "Caméra",
-    "No camera": "Pas de caméra",
-    "No camera is connected: enter each roll by hand below.":
-        "Aucune caméra n'est branchée : saisissez chaque lancer à la main ci-dessous.",
-    "Live": "En direct",
-    "Reconnecting…": "Reconnexion…",
-    "Journal": "Journal",
-    "Read-only screen": "Écran en lecture seule",
-    "Settlement": "Règlement",
-    "Last settlement": "Dernier règlement",
-    "Bet": "Mise",
-    "Stake": "Enjeu",
-    "Result": "Résultat",
-    "Paid": "Payé",
-    "win": "gagne",
-    "won": "gagné",
-    "rolls": "lancers",
-    "Lord Moon: bets lost": "Seigneur Lune : mises perdues",
-    "no combination": "pas de combinaison",
-    "the caster wins": "le lanceur gagne",
-    "the caster loses": "le lanceur perd",
-    "lose": "perd",
-    "push": "rendu",
-    # roll confirmation
-    "Confirm the roll": "Confirmer le lancer",
-    "Confirm": "Confirmer",
-    "Reject: read again": "Rejeter : relire",
-    "Throw the dice (demo table)": "Lancer les dés (table de démonstration)",
-    "The camera reads them once they settle.": "La caméra les lit dès qu'ils sont immobiles.",
-    "Tap the face each die shows.": "Touchez la face que montre chaque dé.",
-    "uncertain": "incertain",
-    "not read": "non lu",
-    "read by the camera": "lu par la caméra",
-    # chips and bets
-    "Chip": "Jeton",
-    "Bets": "Mises",
-    "Shooter": "Lanceur",
-    "Caster": "Lanceur",
-    "Roll": "Lancer",
-    "Set aside": "Mettre de côté",
-    "Set aside the selected dice": "Mettre de côté les dés choisis",
-    "Pass the dice": "Passer les dés",
-    "won the last turn: a new turn, or pass the dice":
-        "a gagné le dernier tour : nouveau tour, ou passer les dés",
-    "New turn: lay the bets": "Nouveau tour : posez les mises",
-    "Advisor": "Conseil",
-    "Standard Bet": "Mise standard",
-    "Bet for Lord Moon": "Mise pour Seigneur Lune",
-    "Win: bet 2 to win 3": "Gagne : 2 pour gagner 3",
-    "Lose: bet 3 to win 2": "Perd : 3 pour gagner 2",
-    "3 rolls: bet 1 to win 1": "3 lancers : 1 pour gagner 1",
-    "Fewer: bet 1 to win 1, bar Fortunes & Winds":
-        "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
-    "Banker sits here": "Le banquier est assis ici",
-    "Call the main": "Annoncer la main",
-    "Main": "Main",
-    "Chance": "Chance",
-    "Throws": "Coups",
-    "Losses in a row": "Pertes d'affilée",
-    "Throw": "Coup",
-    "caster wins": "le lanceur gagne",
-    "caster loses": "le lanceur perd",
-    "odds on the chance": "cote sur la chance",
-    "odds": "cote",
-    "Die 1": "Dé 1",
-    "Die 2": "Dé 2",
-    "Earth die": "Dé de la Terre",
-    "Water die": "Dé de l'Eau",
-    "Fire die": "Dé du Feu",
-    "Air die": "Dé de l'Air",
-    "Moon die": "Dé de la Lune",
-    "round": "manche",
-    "no camera": "pas de caméra",
-    "nobody is seated": "personne n'est assis",
-    # money
-    "Buy in": "Achat de jetons",
-    "Cash out": "Encaisser",
-    "Join": "S'asseoir",
-    "Leave": "Partir",
-    "Amount": "Montant",
-    "Filter": "Filtrer",
-    "Export CSV": "Exporter CSV",
-    "Export JSONL": "Exporter JSONL",
-    "Statements": "Relevés",
-    "Print": "Imprimer",
-    "House result": "Résultat de la maison",
-    "Odds and house edge": "Cotes et avantage de la maison",
-    "Probability": "Probabilité",
-    "Pays": "Paie",
-    "House edge": "Avantage maison",
-    "Worst edge": "Pire avantage",
-    "favours the player": "favorise le joueur",
-    "These bets favour the player at the house's pays:":
-        "Ces mises favorisent le joueur aux paiements de la maison :",
-    # calibration
-    "Show this face to the camera, anywhere on the felt:":
-        "Montrez cette face à la caméra, n'importe où sur le tapis :",
-    "Every face has its captures.": "Chaque face a ses captures.",
-    "Capture": "Capturer",
-    "Captured": "Capturé",
-    "Learn": "Apprendre",
-    "Accuracy": "Précision",
-    "Confused pairs": "Paires confondues",
-    "Profiles": "Profils",
-    "active": "actif",
-    "Activate": "Activer",
-    "Roll back": "Revenir en arrière",
-    "Felt corners": "Coins du tapis",
-    "Where the felt is in the picture: from the four corner markers, or tap its four corners "
-    "here, clockwise from the top-left.":
-        "Où est le tapis sur l'image : d'après les quatre repères des coins, ou touchez ici ses "
-        "quatre coins, dans le sens horaire depuis le coin en haut à gauche.",
-    "Now": "Actuellement",
-    "the corner markers": "les repères des coins",
-    "Save the corners": "Enregistrer les coins",
-    "Use the corner markers": "Utiliser les repères des coins",
-    # settings
-    "Save": "Enregistrer",
-    "Saved.": "Enregistré.",
-    "Apply to the table now": "Appliquer à la table maintenant",
-    "Language": "Langue",
-    # wizard
-    "Welcome to feltbank": "Bienvenue dans feltbank",
-    "Create the banker's account": "Créez le compte du banquier",
-    "Create": "Créer",
-    "Add a user": "Ajouter un utilisateur",
-    "Remove": "Supprimer",
-}
+#: Words the scripts need (handed to app.js already translated).
+SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm",
+                "Tap the face of each uncertain die, even if it is right:")
 
-#: Words the scripts need.
-SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm")
+
+def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
+    """Mark `text` for the catalog without translating it now (it is translated where shown)."""
+    return text
 
 
 def language() -> str:
-    lang = session.get("lang") or current_app.config.get("LANGUAGE", "en")
+    lang = None
+    if has_request_context():
+        lang = session.get("lang")
+    lang = lang or current_app.config.get("LANGUAGE", "en")
     return lang if lang in LANGUAGES else "en"
 
 
+def init_app(app) -> None:
+    Babel(app, locale_selector=language, default_translation_directories=str(TRANSLATIONS))
+
+
 def t(text: str) -> str:
-    """`text` in the session's language."""
-    if language() == "fr":
-        return FRENCH.get(text, text)
-    return text
+    """`text` in the session's language (unchanged when the catalog has no entry for it)."""
+    if not text:
+        return text
+    return gettext(text)
+
+
+def tn(singular: str, plural: str, n: int) -> str:
+    """`n` and a noun in the session's language, singular or plural as the language wants
+    (`%(num)d` in the texts is replaced by `n`): tn("%(num)d roll", "%(num)d rolls", 1)."""
+    return ngettext(singular, plural, n)
+
+
+def number(n) -> str:
+    """A number written as the session's language writes it (1,250 / 1 250)."""
+    return format_decimal(n)
 
 
 def script_words() -> dict[str, str]:

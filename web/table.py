@@ -78,12 +78,16 @@ def pending_context(mode) -> dict | None:
     for index, seen in enumerate(pending.observation.objects):
         unsure = index in reading.uncertain or seen.label is None
         faces = mode.faces_for(seen.label)
+        # The die's own faces first; a face of another die the recognizer also considered
+        # stays one tap away, behind "Other faces" (a die may have been taken for another).
+        others = [label for label in mode.faces_for(None) if label not in faces]
         for label, _score in seen.candidates:
-            if label not in faces:
-                faces.append(label)
+            if label not in faces and label not in others:
+                (others if faces else faces).append(label)
         rows.append({"index": index, "label": seen.label, "confidence": seen.confidence,
                      "center": [round(float(v), 1) for v in seen.center],
                      "zone": seen.zone, "kind": seen.kind, "unsure": unsure, "faces": faces,
+                     "others": others,
                      "crop": index < len(crops) and isinstance(crops[index], bytes | bytearray)
                      and bool(crops[index])})
     return {"id": pending.id, "rows": rows, "problems": list(reading.problems),

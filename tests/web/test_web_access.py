@@ -269,6 +269,7 @@ ACCESS = {
     ("GET", "/money/"): "banker",
     ("GET", "/money/journal.jsonl"): "banker",
     ("GET", "/money/journal.csv"): "banker",
+    ("GET", "/money/reading/1.jpg"): "banker",
     ("GET", "/money/statements"): "banker",
     ("GET", "/settings/"): "banker",
     ("POST", "/settings/"): "banker",

@@ -378,8 +378,8 @@ def _form_as_shown(html: str) -> dict:
     for name, value in re.findall(r'<input name="([^"]+)" value="([^"]*)"', html):
         form[name] = html_lib.unescape(value)
     for name, body in re.findall(r'<select name="([^"]+)">(.*?)</select>', html, re.S):
-        chosen = re.search(r"<option[^>]*selected[^>]*>([^<]*)</option>", body) or re.search(
-            r'<option value="([^"]*)" selected', body)
+        chosen = re.search(r'<option value="([^"]*)" selected', body) or re.search(
+            r"<option[^>]*selected[^>]*>([^<]*)</option>", body)
         if chosen:
             form[name] = html_lib.unescape(chosen.group(1))
     return form
