@@ -80,6 +80,27 @@ class LiveTable:
         self._lock = threading.Lock()
         self._listeners: list[Callable[[Pending | None], None]] = []
         self._read_again = threading.Event()
+        #: Why the camera's readings are set aside instead of read (e.g. the banker is
+        #: showing faces to the camera to calibrate it); empty while the table reads.
+        self.paused = ""
+
+    def pause(self, why: str) -> None:
+        """Set the camera's readings aside until `resume()` (a waiting reading is dropped):
+        a die shown to the camera for calibration is not a roll."""
+        with self._lock:
+            self.paused = why
+            dropped = self.pending is not None
+            self.pending = None
+        if dropped:
+            self._tell()
+
+    def resume(self) -> None:
+        """Read the camera again; the still table is read afresh."""
+        with self._lock:
+            was = self.paused
+            self.paused = ""
+        if was:
+            self._read_again.set()
 
     def subscribe(self, listener: Callable[[Pending | None], None]) -> None:
         """Call `listener(pending)` when a reading starts or stops waiting for the banker."""
@@ -101,9 +122,14 @@ class LiveTable:
 
     def observe(self, observation: Observation, extra: Mapping | None = None
                 ) -> list[Outcome] | Pending:
-        """A settled table: apply its commands at once, or hold the reading for the banker."""
+        """A settled table: apply its commands at once, or hold the reading for the banker
+        (while paused, the reading is set aside: nothing waits, nothing is applied)."""
         with self._lock:
             reading = self.read(observation)
+            if self.paused:
+                return Pending(uuid.uuid4().hex, observation,
+                               Reading(problems=(f"not read: {self.paused}",),
+                                       faces=reading.faces), extra or {})
             pending = Pending(uuid.uuid4().hex, observation, reading, extra or {})
             if reading.ready and self.confirm_mode == "auto":
                 try:

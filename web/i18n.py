@@ -26,12 +26,46 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 #: Words the scripts need (handed to app.js already translated).
 SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm",
-                "Tap the face of each uncertain die, even if it is right:")
+                "Tap the face of each uncertain die, even if it is right:",
+                "no answer from the table: check the network")
 
 
 def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
     """Mark `text` for the catalog without translating it now (it is translated where shown)."""
     return text
+
+
+#: The journal's words for command, argument and event names (ids in the journal).
+JOURNAL_WORDS = {
+    # commands
+    "open": N_("open the table"), "join": N_("join"), "leave": N_("leave"),
+    "buy-in": N_("buy in"), "cash-out": N_("cash out"), "configure": N_("change the settings"),
+    "bet": N_("bet"), "roll": N_("roll"), "set-aside": N_("set aside"),
+    "pass": N_("pass the dice"), "call-main": N_("call a main"), "throw": N_("throw"),
+    # arguments
+    "player": N_("player"), "amount": N_("amount"), "faces": N_("faces"), "dice": N_("dice"),
+    "mode": N_("game"), "main": N_("main"),
+    # events
+    "opened": N_("table opened"), "joined": N_("joined"), "left": N_("left"),
+    "bought-in": N_("bought in"), "cashed-out": N_("cashed out"),
+    "configured": N_("settings changed"), "bet-placed": N_("bet placed"),
+    "bet-settled": N_("bet settled"), "rolled": N_("rolled"), "dice-passed": N_("dice passed"),
+    "turn-ended": N_("turn ended"), "round-ended": N_("round ended"),
+    "main-called": N_("main called"), "thrown": N_("thrown"),
+}
+
+
+def word(key: str) -> str:
+    """A command, argument or event name of the journal in the page's language."""
+    return t(JOURNAL_WORDS.get(key, key))
+
+
+def source_words(source: str) -> str:
+    """Who or what sent a command, in words: "dashboard:boss" is "dashboard · boss"."""
+    if source.startswith("camera, corrected by "):
+        return t("camera, corrected by %(who)s") % {"who": source[len("camera, corrected by "):]}
+    where, _, who = source.partition(":")
+    return f"{t(where)} · {who}" if who else t(where)
 
 
 def language() -> str:

@@ -71,6 +71,14 @@ def accepts_words(setting) -> str:
     return what
 
 
+def help_words(setting) -> str:
+    """What `setting` is for, in the page's language."""
+    if setting.words:
+        template, values = setting.words
+        return t(template) % {k: t(v) for k, v in values.items()}
+    return t(setting.help)
+
+
 def refused_key(error: str, keys) -> str | None:
     """The setting a refusal names (its message starts with the key)."""
     return next((k for k in sorted(keys, key=len, reverse=True) if error.startswith(k)), None)
@@ -98,7 +106,7 @@ def sections(submitted=None, error: str = "") -> list[dict]:
         if key == "table.mode":
             choices = tuple(sorted(games.games()))
         part["keys"].append({"key": key, "name": key.rsplit(".", 1)[1], "value": value,
-                             "default": setting.default, "help": setting.help,
+                             "default": setting.default, "help": help_words(setting),
                              "accepts": accepts_words(setting), "choices": choices,
                              "kind": setting.kind.__name__,
                              "overridden": key in conf.overrides, "bad": key == bad})

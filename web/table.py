@@ -11,23 +11,31 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.i18n import t
+from web.i18n import t, word
 from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
 
 
-def describe(record) -> str:
-    """One line of the journal for people: what was asked, in short."""
+def describe(record, bet_words: dict | None = None) -> str:
+    """One line of the journal for people: what was asked, in short, in the page's language
+    ("roll faces NORTH EAST", "bet player Ginawa · bet standard bet · amount 1")."""
+    bet_words = bet_words or {}
 
-    def words(value) -> str:
+    def words(key, value) -> str:
         if isinstance(value, list | tuple):
-            return " ".join(words(v) for v in value)
+            return " ".join(words(key, v) for v in value)
+        if key == "bet":
+            return t(bet_words.get(value, value))
+        if key == "mode":
+            return str(value)
         return str(value)
 
-    args = " · ".join(f"{k} {words(v)}" for k, v in record.command.args.items()
-                      if k != "settings")
-    return f"{record.command.kind} {args}".strip()
+    order = ("player", "bet", "amount", "faces", "dice")
+    args = sorted(record.command.args.items(),
+                  key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
+    args = " · ".join(f"{word(k)} {words(k, v)}" for k, v in args if k != "settings")
+    return f"{word(record.command.kind)} {args}".strip()
 
 
 def frame_context() -> dict:
@@ -56,9 +64,10 @@ def frame_context() -> dict:
         "result_words": RESULT_WORDS,
         "on_table": on_table,
         "pending": pending_context(mode),
+        "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
-        "journal_tail": [(r, describe(r)) for r in reversed(recent_records(8))],
+        "journal_tail": [(r, describe(r, mode.bet_words)) for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
     }

@@ -278,6 +278,7 @@ ACCESS = {
     ("GET", "/calibration/status"): "banker",
     ("POST", "/calibration/capture"): "banker",
     ("POST", "/calibration/learn"): "banker",
+    ("POST", "/calibration/done"): "banker",
     ("POST", "/calibration/activate"): "banker",
     ("POST", "/calibration/rollback"): "banker",
     ("POST", "/calibration/corners"): "banker",

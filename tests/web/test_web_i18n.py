@@ -12,8 +12,12 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from controller.config import schema
 from controller.games.base import Command
+from controller.games.fortunes_winds import COMBINATIONS
+from controller.odds.fortunes_winds import STRATEGY_WORDS
 from web.i18n import SCRIPT_WORDS, TRANSLATIONS
+from web.modes import _PAGES as PAGES_OF_MODES
 from web.modes import RESULT_WORDS
 from web.modes.fortunes_winds import FELT
 from web.modes.hazard import BET_WORDS
@@ -22,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PO = TRANSLATIONS / "fr" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")
 KEYWORDS = {"t": None, "N_": None, "tn": (1, 2)}
-METHODS = [("web/**.py", "python"), ("web/templates/**.html", "jinja2")]
+METHODS = [("web/**.py", "python"), ("web/templates/**.html", "jinja2"),
+           ("controller/**.py", "python")]
 
 
 def french():
@@ -34,9 +39,19 @@ def marked_words() -> set[str]:
     words = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
             str(ROOT), METHODS, keywords=KEYWORDS, comment_tags=()):
-        words |= set(message) if isinstance(message, tuple) else {message}
+        # A plural's entry is found by its singular (and holds the plural forms).
+        words.add(message[0] if isinstance(message, tuple) else message)
     words |= set(SCRIPT_WORDS) | set(RESULT_WORDS.values()) | set(BET_WORDS.values())
-    words |= {w for row in FELT for _, w in row}
+    words |= {w for row in FELT for _, name, text in row for w in (name, text)}
+    for page in PAGES_OF_MODES.values():
+        words |= {str(w) for w in page.bet_words.values()}
+    words |= {c.name for c in COMBINATIONS} | set(STRATEGY_WORDS.values())
+    for setting in schema().values():  # what the settings page shows of each
+        words |= {setting.accepts} if setting.accepts else set()
+        if setting.words:
+            words |= {setting.words[0], *setting.words[1].values()}
+        else:
+            words.add(setting.help)
     return {w for w in words if w}
 
 
@@ -48,10 +63,15 @@ def test_every_marked_word_has_french():
     assert missing == [], f"{len(missing)} words have no French in {PO.relative_to(ROOT)}"
 
 
+def _key(text):
+    return tuple(text) if isinstance(text, list | tuple) else text
+
+
 def test_the_compiled_catalog_is_the_po():
     with MO.open("rb") as f:
-        compiled = {m.id: m.string for m in read_mo(f) if m.id}
-    source = {m.id: m.string for m in french() if m.id and m.string and not m.fuzzy}
+        compiled = {_key(m.id): _key(m.string) for m in read_mo(f) if m.id}
+    source = {_key(m.id): _key(m.string) for m in french()
+              if m.id and m.string and not m.fuzzy}
     assert compiled == source, "run: pybabel compile -d web/translations"
 
 
@@ -74,7 +94,7 @@ def test_plurals_follow_the_language(app):
 
 #: Words written the same in both languages, and names that are never translated.
 SAME = {"table", "journal", "mode", "position", "total", "minimum", "maximum", "source",
-        "normal", "bonus", "stop", "csv", "jsonl", "id", "ok", "feltbank", "réglages",
+        "normal", "bonus", "stop", "net", "csv", "jsonl", "id", "ok", "feltbank", "réglages",
         "fortunes", "winds", "hazard", "moon", "lord", "sun", "lady", "tea", "daikoku",
         "ginawa", "sanzo", "ujikeme", "boss", "screen", "english", "français", "seq", "at",
         "kind", "banker", "viewer", "info", "fps", "jpeg", "px", "gpio", "cups", "usb", "serial",

@@ -232,14 +232,15 @@ def test_the_banker_corrects_one_die_and_confirms(live_client, table):
     # Confirming as read is refused: the Water die is unsure. Nothing changes.
     response = auth.client.post("/api/live/confirm", headers=headers,
                                 json={"pending": door.pending.id})
-    assert response.status_code == 422 and "tap their faces" in response.json["error"]
+    assert response.status_code == 422
+    assert "tap the face of die #2 (read WATER at 52%)" in response.json["error"]
     assert len(table.journal) == before
     response = auth.client.post("/api/live/confirm", headers=headers,
                                 json={"pending": door.pending.id, "corrections": {"1": "EAST"}})
     assert response.status_code == 200, response.json
     assert table.state.showing == ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
     assert door.pending is None
-    assert table.journal.records(after=before).__next__().source == "camera"
+    assert table.journal.records(after=before).__next__().source == "camera, corrected by boss"
 
 
 def test_the_banker_rejects_a_reading(live_client, table):

@@ -32,7 +32,7 @@ def test_a_turn_on_the_page_settles_and_passes_the_dice(client, banker, table):
     response = banker.command("roll", faces=["EARTH", "WATER", "FIRE", "AIR", "SUN"])
     assert response.status_code == 201
     html = client.get("/table/panel").text
-    assert 'id="settlement"' in html and "The Lady&#39;s Tears won · 1 rolls" in html
+    assert 'id="settlement"' in html and "The Lady&#39;s Tears won · 1 roll</p>" in html
     assert "Lord Moon money" in html and "Hungry Moon" in html
     # A winner may pass the dice: the pass button is live now.
     assert 'class="cmd pass"' in html
@@ -108,16 +108,20 @@ def test_money_page_players_statements_house_chart_and_odds(client, banker):
     assert "Ujikeme</td><td class=\"num\">20</td>" in html
     # The odds: every mode's bets; those favouring the player stand out.
     assert "Fortunes and Winds" in html and "Hazard" in html
-    assert "These bets favour the player" in html and 'class="favours"' in html
+    assert "these bets favour the player in some play" in html and 'class="favours"' in html
+    # In words, under which play (no internal ids, no unexplained column).
+    assert "Favours the player when the shooter sets dice aside to make this bet win" in html
+    assert re.search(r">[^<]*caster-(wins|loses):", html) is None and "Worst edge" not in html
+    assert "caster wins · main 5" in html
     assert "bets at true odds (no house edge)" in html
 
 
 def test_journal_filter_and_exports(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/?kind=roll").text
-    assert '"MOON"' in html and '"daikoku-against"' not in html
+    assert "roll faces" in html and "bet player" not in html
     html = client.get("/money/?player=Ujikeme").text
-    assert "daikoku-against" in html
+    assert "bet player Ujikeme · bet Daikoku&#39;s Belly (against the shooter) · amount 3" in html
     jsonl = client.get("/money/journal.jsonl")
     assert jsonl.headers["Content-Disposition"] == "attachment; filename=journal.jsonl"
     lines = [json.loads(line) for line in jsonl.text.splitlines()]
@@ -377,7 +381,7 @@ def _form_as_shown(html: str) -> dict:
     form = {}
     for name, value in re.findall(r'<input name="([^"]+)" value="([^"]*)"', html):
         form[name] = html_lib.unescape(value)
-    for name, body in re.findall(r'<select name="([^"]+)">(.*?)</select>', html, re.S):
+    for name, body in re.findall(r'<select name="([^"]+)"[^>]*>(.*?)</select>', html, re.S):
         chosen = re.search(r'<option value="([^"]*)" selected', body) or re.search(
             r"<option[^>]*selected[^>]*>([^<]*)</option>", body)
         if chosen:

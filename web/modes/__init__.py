@@ -89,7 +89,7 @@ def _generic_context(page: PageInput) -> dict:
 generic = ModePage("*", "modes/generic.html", _generic_context)
 
 #: How rounds end, in words (the events' `result`).
-RESULT_WORDS = {"win": "won", "lord-moon": "Lord Moon: bets lost",
+RESULT_WORDS = {"win": "won", "lose": "lost", "push": "stake returned", "lord-moon": "Lord Moon: bets lost",
                 "no-combination": "no combination", "caster-wins": "the caster wins",
                 "caster-loses": "the caster loses"}
 

@@ -62,7 +62,7 @@
       afterCommand();
       return data;
     }
-    toast("no answer from the table: check the network", "error");
+    toast(w("no answer from the table: check the network"), "error");
     return null;
   }
 
@@ -169,7 +169,7 @@
   }
 
   function formArgs(form) {
-    const args = form.dataset.fixed ? JSON.parse(form.dataset.fixed) : {};
+    const args = fixedArgs(form);
     for (const el of form.querySelectorAll("[name]")) {
       const raw = el.value.trim();
       if (raw === "") continue;
@@ -233,12 +233,40 @@
     if (ev.target.classList.contains("chip-custom")) setChip(Number(ev.target.value));
   });
 
+  function fixedArgs(form) {
+    return form.dataset.fixed ? JSON.parse(form.dataset.fixed) : {};
+  }
+
+  function disarm(form) {
+    const button = form.querySelector("button[type=submit]");
+    if (form.dataset.armed === "yes" && button) {
+      button.textContent = button.dataset.words;
+      button.classList.remove("armed");
+    }
+    delete form.dataset.armed;
+  }
+
   document.addEventListener("submit", (ev) => {
     const form = ev.target;
     if (!form.classList.contains("cmd-form")) return;
     ev.preventDefault();
     let args;
     try { args = formArgs(form); } catch (e) { toast(e.message, "error"); return; }
+    // A form that does something large when a field is left empty (cash out everything)
+    // asks for a second tap, with the button saying what it will do.
+    const button = form.querySelector("button[type=submit]");
+    if (form.dataset.confirmEmpty && Object.keys(args).length === Object.keys(fixedArgs(form)).length) {
+      if (form.dataset.armed !== "yes") {
+        form.dataset.armed = "yes";
+        button.dataset.words = button.textContent;
+        button.textContent = form.dataset.confirmEmpty;
+        button.classList.add("armed");
+        clearTimeout(form.disarm);
+        form.disarm = setTimeout(() => disarm(form), 6000);
+        return;
+      }
+    }
+    disarm(form);
     send(Object.assign({ kind: form.dataset.kind }, args)).then((ok) => { if (ok) form.reset(); });
   });
 
