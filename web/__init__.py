@@ -117,7 +117,8 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
     def globals_() -> dict:
         return {"t": t, "tn": tn, "number": number, "word": word, "source_words": source_words,
                 "csrf_token": csrf_token,
-                "user": g.get("user"), "lang": language(), "script_words": script_words(), "table_name": app.config["TABLE_NAME"]}
+                "user": g.get("user"), "lang": language(), "script_words": script_words(),
+                "table_name": app.config["TABLE_NAME"]}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
