@@ -452,3 +452,124 @@ def test_reject_reads_again(browser, server):
     page.wait_for_selector("#confirm[data-pending]")
     page.screenshot(path=str(ARTIFACTS / "reading-rejected-read-again.png"))
     page.close()
+
+
+# --- a whole turn in French ----------------------------------------------------------------
+
+#: Visible text nodes (no scripts, code, kanji or parts marked translate="no").
+VISIBLE_TEXT = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode;
+    const el = node.parentElement;
+    const skip = "script, style, code, svg, [translate=no], [lang=ja], [lang=en], [hidden]";
+    if (!el || el.closest(skip)) continue;
+    if (!el.getClientRects().length) continue;
+    const text = node.textContent.replace(/\\s+/g, " ").trim();
+    if (text) out.push(text);
+  }
+  return out;
+}"""
+
+#: English words that French never writes: one of these on a French screen is English left.
+ENGLISH = {"the", "and", "of", "with", "is", "are", "this", "your", "from", "to", "by", "bet",
+           "bets", "roll", "rolls", "player", "won", "lost", "shooter", "dice", "seat", "seats",
+           "amount", "balance", "camera", "reading", "confirm", "reject", "set", "aside",
+           "pass", "win", "lose", "turn", "house", "edge", "advisor", "join", "settlement"}
+
+
+def english_on_screen(page) -> list[str]:
+    from babel.messages.pofile import read_po
+
+    from web.i18n import TRANSLATIONS
+
+    with (TRANSLATIONS / "fr" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f)
+    english = {m.id for m in catalog if isinstance(m.id, str) and m.id and m.string
+               and m.string != m.id}
+    left = []
+    for text in page.evaluate(VISIBLE_TEXT):
+        words = {w.lower() for w in __import__("re").findall(r"[A-Za-zÀ-ÿ]+", text)}
+        if text in english or words & ENGLISH:
+            left.append(text)
+    return left
+
+
+def test_a_whole_turn_in_french(browser, server):
+    """The seed's first turn played in French at every size: no English on the screen, the
+    settlement fits its card."""
+    url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
+    page = new_page(browser, SIZES["tablet-landscape"])
+    setup_banker(page, url)
+    page.click("header form[action='/language/fr'] button")
+    page.wait_for_selector("html[lang=fr]")
+    page.wait_for_selector("#live-status.on")
+    assert english_on_screen(page) == []
+    page.click(".chip[data-chip='1']")
+    tap_spot(page, "Ginawa", "standard")
+    page.wait_for_selector(".felt-seat[data-player='Ginawa'] [data-spot='lord-moon'] .stake:text('1')")
+    page.click(".chip[data-chip='3']")
+    tap_spot(page, "Ujikeme", "daikoku-against")
+    page.wait_for_selector(".felt-seat[data-player='Ujikeme'] [data-spot='daikoku-against'] "
+                           ".stake:text('3')")
+    seq = table.journal.last_seq() + 1
+    a_reading(live, camera)
+    page.wait_for_selector("#confirm[data-pending] .die-row[data-row='i1'].uncertain")
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(ARTIFACTS / f"fr-reading-{size}.png"))
+        assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading, "
+                                         "#reject-reading") == [], size
+    assert english_on_screen(page) == []
+    page.set_viewport_size(SIZES["tablet-landscape"])
+    page.click("#confirm .die-row[data-row='i1'] .face[data-face='EAST']")
+    page.click("#confirm-reading")
+    page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
+    page.wait_for_selector("#advice")
+    assert english_on_screen(page) == []
+    page.click("button.die[data-value='NORTH']")
+    page.click("button.die[data-value='EAST']")
+    act(page, table, "button.set-aside")
+    page.click("#confirm .die-row[data-row='FIRE'] .face[data-face='WEST']")
+    page.click("#confirm .die-row[data-row='AIR'] .face[data-face='AIR']")
+    page.click("#confirm .die-row[data-row='MOON'] .face[data-face='SUN']")
+    act(page, table, "#confirm-roll")
+    page.click("button.die[data-value='WEST']")
+    act(page, table, "button.set-aside")
+    page.click("#confirm .die-row[data-row='AIR'] .face[data-face='AIR']")
+    page.click("#confirm .die-row[data-row='MOON'] .face[data-face='FORTUNES']")
+    act(page, table, "#confirm-roll")
+    page.wait_for_selector("#settlement")
+    assert "3 lancers" in page.inner_text("#settlement")
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(ARTIFACTS / f"fr-settlement-{size}.png"), full_page=True)
+        assert english_on_screen(page) == [], size
+        # The settlement table fits its card; its header does not wrap.
+        fits = page.evaluate("""() => { const c = document.getElementById('settlement');
+            const heads = Array.from(c.querySelectorAll('th'), (th) => th.getClientRects().length);
+            return [c.scrollWidth <= c.clientWidth + 1, Math.max(...Array.from(
+              c.querySelectorAll('th'), (th) => th.getBoundingClientRect().height))]; }""")
+        assert fits[0], f"the settlement overflows its card at {size}"
+        assert fits[1] < 40, f"the settlement's header wraps at {size}"
+    page.goto(url + "/money/")
+    assert english_on_screen(page) == []
+    page.screenshot(path=str(ARTIFACTS / "fr-money.png"), full_page=True)
+    page.close()
+
+
+def test_cash_out_everything_asks_first(browser, server):
+    url, table = server["url"], server["table"]
+    page = new_page(browser, SIZES["tablet-portrait"])
+    setup_banker(page, url)
+    page.goto(url + "/money/")
+    form = "tr[data-player='Sanzo'] form[data-kind='cash-out']"
+    before = table.journal.last_seq()
+    page.click(form + " button")  # the amount left empty: everything
+    page.wait_for_selector(form + " button.armed:text('Cash out all 20?')")
+    assert table.journal.last_seq() == before  # nothing yet
+    page.click(form + " button")
+    playwright_api.expect(page.locator("tr[data-player='Sanzo'] td.num").first).to_have_text("0")
+    assert table.state.ledger.players()["Sanzo"] == 0
+    page.close()
