@@ -2,8 +2,10 @@
 
 English is the source language: every word a user sees is written in English in the code and
 marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` for plurals,
-`N_("...")` for words kept in tables and translated later). The French lives in
-`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it.
+`N_("...")` for words kept in tables and translated later). The shared words' French lives in
+`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it; a mode's
+own words (its page, bets, results, settings) are its page's `ModePage.french`, looked up
+when the shared catalog has no entry (docs/adding-a-mode.md).
 
 To add or change words (docs/dashboard.md, "Languages"):
     pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
@@ -16,6 +18,7 @@ older than the .po.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from flask import current_app, has_request_context, session
@@ -81,10 +84,26 @@ def init_app(app) -> None:
 
 
 def t(text: str) -> str:
-    """`text` in the session's language (unchanged when the catalog has no entry for it)."""
+    """`text` in the session's language: the shared catalog's, else the mode pages' own words
+    (unchanged when neither has it)."""
     if not text:
         return text
-    return gettext(text)
+    out = gettext(text)
+    if out == text and language() == "fr":
+        return mode_words().get(text, text)
+    return out
+
+
+@cache
+def mode_words() -> dict[str, str]:
+    """Every mode page's own French words (`ModePage.french`)."""
+    from controller.modes import modes
+    from web.modes import page_for
+
+    words: dict[str, str] = {}
+    for name in modes():
+        words.update(page_for(name).french)
+    return words
 
 
 def tn(singular: str, plural: str, n: int) -> str:

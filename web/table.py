@@ -12,7 +12,7 @@ from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
 from web.i18n import t, word
-from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
+from web.modes import BET_RESULTS, CHIPS, RESULT_WORDS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
 
@@ -62,6 +62,7 @@ def frame_context() -> dict:
         "holder_word": mode.holder_word,
         "marks": mode.face_marks,
         "result_words": RESULT_WORDS,
+        "bet_results": BET_RESULTS,
         "on_table": on_table,
         "pending": pending_context(mode),
         "paused": bool(live() is not None and live().paused),
@@ -228,10 +229,10 @@ def confirm_reading() -> Response:
 @bp.post("/api/demo/throw")
 @banker_required
 def demo_throw() -> Response:
-    """The demo table throws the dice the shooter must roll; the camera then reads them."""
+    """The demo table throws the dice that must be rolled now; the camera then reads them."""
     thrower = current_app.extensions.get("feltbank.demo")
     if thrower is None:
-        abort(404, description="this table has a real camera (or none): the shooter throws")
+        abort(404, description="this table has a real camera (or none): throw the real dice")
     try:
         thrown = thrower()
     except IllegalCommand as exc:

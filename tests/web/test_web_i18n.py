@@ -16,9 +16,9 @@ from controller.config import schema
 from controller.games.base import Command
 from controller.games.fortunes_winds import COMBINATIONS
 from controller.odds.fortunes_winds import STRATEGY_WORDS
-from web.i18n import SCRIPT_WORDS, TRANSLATIONS
-from web.modes import _PAGES as PAGES_OF_MODES
-from web.modes import RESULT_WORDS
+from controller.modes import find_mode, modes
+from web.i18n import SCRIPT_WORDS, TRANSLATIONS, mode_words
+from web.modes import BET_RESULTS, RESULT_WORDS, page_for
 from web.modes.fortunes_winds import FELT
 from web.modes.hazard import BET_WORDS
 
@@ -43,7 +43,8 @@ def marked_words() -> set[str]:
         words.add(message[0] if isinstance(message, tuple) else message)
     words |= set(SCRIPT_WORDS) | set(RESULT_WORDS.values()) | set(BET_WORDS.values())
     words |= {w for row in FELT for _, name, text in row for w in (name, text)}
-    for page in PAGES_OF_MODES.values():
+    words |= set(BET_RESULTS.values())
+    for page in (page_for(name) for name in modes()):
         words |= {str(w) for w in page.bet_words.values()}
     words |= {c.name for c in COMBINATIONS} | set(STRATEGY_WORDS.values())
     for setting in schema().values():  # what the settings page shows of each
@@ -59,8 +60,29 @@ def test_every_marked_word_has_french():
     catalog = french()
     words = marked_words()
     assert len(words) > 150  # the extraction finds them
-    missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string))
-    assert missing == [], f"{len(missing)} words have no French in {PO.relative_to(ROOT)}"
+    own = mode_words()
+    missing = sorted(w for w in words
+                     if not (catalog.get(w) and catalog.get(w).string) and w not in own)
+    assert missing == [], (f"{len(missing)} words have no French in {PO.relative_to(ROOT)} "
+                           "or their mode page's `french`")
+
+
+def literals(path: Path) -> set[str]:
+    return {w for _, w in re.findall(r"""\bt\((['"])(.+?)\1\)""", path.read_text())}
+
+
+@pytest.mark.parametrize("name", sorted(modes()))
+def test_every_word_of_each_modes_page_has_french(name):
+    """A mode's own words: its page's template, its result words (a mode with no page of its
+    own uses the generic page, in English until it has one)."""
+    page, mode = page_for(name), find_mode(name)
+    if not mode.page_ref:
+        pytest.skip("the generic page")
+    words = set(mode.result_words.values()) | literals(ROOT / "web" / "templates" / page.template)
+    catalog = french()
+    missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string)
+                     and w not in page.french)
+    assert missing == [], name
 
 
 def _key(text):
