@@ -414,3 +414,57 @@ def test_the_settings_form_saves_as_shown_and_with_lists_changed(client, banker,
     form["zones.tray"] = "[[400, 0], [440, 0"
     response = client.post("/settings/", data={"csrf_token": banker.token, **form})
     assert response.status_code == 422 and "zones.tray" in response.text
+
+
+def test_learn_waits_for_enough_captures_and_a_capture_pauses_the_readings(make_app, table,
+                                                                            auth):
+    """Learn is greyed, saying which faces want captures, until every face has enough; a
+    capture during play leaves no reading on the table: the camera's readings wait until the
+    banker is done calibrating."""
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    cal = FakeCalibrator()
+    door = LiveTable(table)
+    auth.client = make_app(table, calibrator=cal, live=door).test_client()
+    auth.setup()
+    headers = {"X-CSRF-Token": auth.token}
+    html = auth.client.get("/calibration/").text
+    assert re.search(r'id="learn"[^>]*disabled', html)
+    assert "still to capture: EARTH (0/2), NORTH (0/2), RICE (0/2)" in html
+    assert auth.client.post("/calibration/capture", headers=headers,
+                            json={"label": "EARTH"}).status_code == 200
+    # The die shown to the camera is seen: it is not a roll.
+    shown = Observation((Seen("EARTH", 0.99, (100.0, 100.0), "rolling"),))
+    door.observe(shown)
+    assert door.pending is None and door.paused
+    assert 'id="calibrating"' in auth.client.get("/table/panel").text
+    for label in ("EARTH", "NORTH", "NORTH", "RICE", "RICE"):
+        auth.client.post("/calibration/capture", headers=headers, json={"label": label})
+    html = auth.client.get("/calibration/").text
+    assert not re.search(r'id="learn"[^>]*disabled', html) and "learn-refusal" not in html
+    done = auth.client.post("/calibration/done", headers=headers, json={})
+    assert done.status_code == 200 and "reads the rolls again" in done.json["message"]
+    assert not door.paused and door.take_read_again()
+    assert 'id="calibrating"' not in auth.client.get("/table/panel").text
+
+
+def test_settings_are_grouped_explained_and_say_where_they_are_written(client, banker, app):
+    html = client.get("/settings/").text
+    groups = re.findall(r'<details class="settings-group" id="group-([a-z]+)"', html)
+    assert groups == ["table", "games", "camera", "lights", "printer", "dashboard"]
+    assert "the table&#39;s name, printed on slips and screens" in html  # each key in words
+    assert "a whole number from 1 to 65,535" in html  # what it accepts, numbers as people write
+    path = str(app.config["CONFIG_PATH"])
+    assert "no settings file yet" in html and path in html
+    client.post("/settings/", data={"csrf_token": banker.token, "table.name": "Felt 3"})
+    html = client.get("/settings/").text
+    assert "Saved in the file the table reads:" in html and path in html
+
+
+def test_the_house_result_shows_its_current_figure(client, banker):
+    play_a_turn(banker)
+    html = client.get("/money/").text
+    # Ginawa lost 2 (standard and Lord Moon), Ujikeme's bet against won 2: the house is even.
+    figure = re.search(r'id="house-now">([^<]*)<', html).group(1)
+    assert figure == "0", figure
