@@ -106,6 +106,27 @@ def mode_words() -> dict[str, str]:
     return words
 
 
+def refusal(exc: Exception) -> str:
+    """Why a command was refused, in the page's language: a rules' template and its values
+    are translated apart (a name, a bet, a face; a list item by item)."""
+    template = getattr(exc, "template", None)
+    values = getattr(exc, "values", None)
+    if template is None:
+        return t(str(exc))
+    if not values:
+        return t(template)
+
+    def words(value):
+        if isinstance(value, list | tuple):
+            return ", ".join(words(v) for v in value)
+        return t(value) if isinstance(value, str) else value
+
+    try:
+        return t(template) % {k: words(v) for k, v in values.items()}
+    except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
+        return str(exc)
+
+
 def tn(singular: str, plural: str, n: int) -> str:
     """`n` and a noun in the session's language, singular or plural as the language wants
     (`%(num)d` in the texts is replaced by `n`): tn("%(num)d roll", "%(num)d rolls", 1)."""

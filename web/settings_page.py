@@ -14,7 +14,7 @@ from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from web.auth import banker_required
 from web.data import table
-from web.i18n import N_, number, t
+from web.i18n import N_, number, refusal, t
 
 bp = Blueprint("settings", __name__, url_prefix="/settings")
 
@@ -240,7 +240,7 @@ def apply():
     try:
         tab.submit(cmd, source=f"dashboard:{g.user.name}")
     except IllegalCommand as exc:
-        return render_template("settings/index.html", sections=sections(), error=str(exc),
+        return render_template("settings/index.html", sections=sections(), error=refusal(exc),
                                **where_saved()), 422
     flash(t("The table took the settings."))
     return redirect(url_for("settings.index"))

@@ -11,7 +11,7 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.i18n import t, word
+from web.i18n import refusal, t, word
 from web.modes import BET_RESULTS, CHIPS, RESULT_WORDS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
@@ -134,7 +134,7 @@ def _command() -> Command:
     try:
         cmd = Command.from_json(data)
     except IllegalCommand as exc:
-        raise _Refused(str(exc), 400) from None
+        raise _Refused(refusal(exc), 400) from None
     if not cmd.id:
         raise _Refused("every command from the dashboard carries its own 'id' (a fresh random "
                        "string), so that a retry is never applied twice", 400)
@@ -162,7 +162,7 @@ def command() -> Response:
     except CommandIdReused as exc:
         return jsonify({"error": str(exc)}), 409
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify(outcome.to_json()), 200 if outcome.repeated else 201
 
 
@@ -181,7 +181,7 @@ def check() -> Response:
         else:
             t.engine.verify(state, cmd)
     except IllegalCommand as exc:
-        return jsonify({"ok": False, "reason": str(exc)})
+        return jsonify({"ok": False, "reason": refusal(exc)})
     return jsonify({"ok": True, "reason": None})
 
 
@@ -222,7 +222,7 @@ def confirm_reading() -> Response:
     try:
         outcomes = door.confirm(pending, corrections, by=g.user.name)
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify({"outcomes": [o.to_json() for o in outcomes]})
 
 
@@ -236,7 +236,7 @@ def demo_throw() -> Response:
     try:
         thrown = thrower()
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify(thrown)
 
 
@@ -249,7 +249,7 @@ def reject_reading() -> Response:
     try:
         door.reject(pending)
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     cam = camera()
     if cam is None:
         message = t("Rejected: no camera runs here; enter the roll by hand.")

@@ -17,7 +17,7 @@ import equipment
 from controller.errors import IllegalCommand
 from controller.games.base import Command, Engine, State
 from controller.modes import find_mode, result_words
-from web.i18n import N_
+from web.i18n import N_, refusal
 
 #: Chips the banker taps before a bet spot.
 CHIPS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -58,7 +58,7 @@ def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
     try:
         engine.verify(state, Command(kind, args, "check"))
     except IllegalCommand as exc:
-        return str(exc)
+        return refusal(exc)
     return None
 
 
