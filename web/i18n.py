@@ -86,8 +86,8 @@ def init_app(app) -> None:
 def t(text: str) -> str:
     """`text` in the session's language: the shared catalog's, else the mode pages' own words
     (unchanged when neither has it)."""
-    if not text:
-        return text
+    if not text or not has_request_context():
+        return text  # outside a page (a thread, a test): the English
     out = gettext(text)
     if out == text and language() == "fr":
         return mode_words().get(text, text)
@@ -130,6 +130,8 @@ def refusal(exc: Exception) -> str:
 def tn(singular: str, plural: str, n: int) -> str:
     """`n` and a noun in the session's language, singular or plural as the language wants
     (`%(num)d` in the texts is replaced by `n`): tn("%(num)d roll", "%(num)d rolls", 1)."""
+    if not has_request_context():
+        return (singular if n == 1 else plural) % {"num": n}
     return ngettext(singular, plural, n)
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
 from web.i18n import refusal, t, word
-from web.modes import BET_RESULTS, CHIPS, RESULT_WORDS, PageInput, page_for
+from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
 
@@ -40,13 +40,13 @@ def describe(record, bet_words: dict | None = None) -> str:
 
 def frame_context() -> dict:
     """Everything the table page shows, from one snapshot of the state."""
-    t = table()
-    state = t.state
-    view = t.view()
+    tab = table()
+    state = tab.state
+    view = tab.view()
     if state is None:
         return {"view": view, "mode": None, "camera": camera_status(camera()), "pending": None,
                 "confirm": None, "holder": None}
-    engine = t.engine
+    engine = tab.engine
     page = PageInput(engine, state, view, banker=g.user.is_banker)
     mode = page_for(state.mode)
     on_table: dict[str, int] = {}
@@ -61,13 +61,14 @@ def frame_context() -> dict:
         "holder": mode.holder(page),
         "holder_word": mode.holder_word,
         "marks": mode.face_marks,
-        "result_words": RESULT_WORDS,
         "bet_results": BET_RESULTS,
         "on_table": on_table,
         "pending": pending_context(mode),
         "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
+        "ended": [mode.ended_line(ended, t) for ended in
+                  map(RoundEnded.of, settlement.events if settlement else ()) if ended],
         "journal_tail": [(r, describe(r, mode.bet_words)) for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,

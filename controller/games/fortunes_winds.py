@@ -30,6 +30,7 @@ from controller.games.base import (
     Engine,
     Event,
     Pays,
+    RoundEnded,
     State,
     command,
     pays_setting,
@@ -489,8 +490,9 @@ class FortunesWinds(Engine):
         state = self.post(state, events[len(first):])
         shooter = state.shooter
         combo = COMBINATION[outcome.combination].name if outcome.combination else None
-        events.append(Event("turn-ended", {"shooter": shooter, **outcome.to_json(),
-                                           "combination_name": combo}))
+        details = {k: v for k, v in outcome.to_json().items() if k != "result"}
+        events.append(RoundEnded(outcome.result, shooter,
+                                 {**details, "combination_name": combo}).event())
         won = outcome.result == WIN
         if not won:
             to = state.seat_after(shooter)
@@ -598,9 +600,9 @@ class FortunesWinds(Engine):
         return Reading(tuple(commands), faces=faces)
 
     def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:
-        for event in events:
-            if event.kind == "turn-ended":
-                return "win" if event.data["result"] == WIN else "loss"
+        ended = RoundEnded.among(events)
+        if ended is not None:
+            return "win" if ended.result == WIN else "loss"
         return super().light(state, events)
 
     def view(self, state: FortunesWindsState) -> dict:

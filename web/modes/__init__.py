@@ -15,7 +15,7 @@ from typing import Any
 
 import equipment
 from controller.errors import IllegalCommand
-from controller.games.base import Command, Engine, State
+from controller.games.base import Command, Engine, RoundEnded, State
 from controller.modes import find_mode, result_words
 from web.i18n import N_, refusal
 
@@ -51,6 +51,9 @@ class ModePage:
     face_marks: dict = field(default_factory=dict)
     #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
     french: dict = field(default_factory=dict)
+    #: How a round ended, in one line for the last settlement (given the session's `t`).
+    ended_line: Callable[[RoundEnded, Callable[[str], str]], str] = field(
+        default=lambda ended, t: result_line(ended, t))
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
@@ -65,6 +68,11 @@ def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
 def manual_rows(dice: list[tuple[str, str, list]]) -> list[dict]:
     """Rows of the roll the banker enters by hand: each die (key, title) and its faces."""
     return [{"key": key, "title": title, "faces": faces} for key, title, faces in dice]
+
+
+def result_line(ended: RoundEnded, t: Callable[[str], str]) -> str:
+    """The mode's words for how the round ended (`Mode.result_words`), translated."""
+    return t(RESULT_WORDS.get(ended.result, ended.result))
 
 
 def glyphs(name: str) -> dict[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from controller.errors import IllegalCommand
+from controller.games.base import RoundEnded
 from controller.games.fortunes_winds import (
     BET_NAMES,
     DIE,
@@ -21,7 +22,8 @@ from controller.games.fortunes_winds import (
     smallest_stake,
     stake_unit,
 )
-from web.modes import ModePage, PageInput, glyphs, manual_rows, reason
+from web.i18n import tn
+from web.modes import ModePage, PageInput, glyphs, manual_rows, reason, result_line
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +160,14 @@ def faces_for(label: str | None) -> list[str]:
     return list(LABELS)
 
 
+def ended_line(ended: RoundEnded, t) -> str:
+    """The combination, the result, the rolls made: "Empty Winds won · 2 rolls"."""
+    rolls = ended.details.get("rolls")
+    line = f"{t(ended.details.get('combination_name') or '')} {result_line(ended, t)}".strip()
+    return f"{line} · {tn('%(num)d roll', '%(num)d rolls', rolls)}" if rolls else line
+
+
 PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
                 holder=lambda page: page.state.shooter,
                 bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
-                faces_for=faces_for, face_marks=KANJI, french=FRENCH)
+                faces_for=faces_for, face_marks=KANJI, french=FRENCH, ended_line=ended_line)
