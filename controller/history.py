@@ -95,7 +95,13 @@ def balances(state: State | None) -> dict:
 def export(journal: Journal, out: IO[str]) -> int:
     """Write the journal as a hand history; the number of commands written."""
     n = 0
+    readings = journal.readings()
     for record in journal.records():
-        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        line = record.to_json()
+        if record.seq in readings:
+            # What the camera read, and what the banker changed (the frame stays in the
+            # journal file): kept for the record, ignored on replay.
+            line["reading"] = {k: v for k, v in readings[record.seq].items() if k != "frame"}
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
         n += 1
     return n

@@ -82,6 +82,8 @@ def house_report_data(table) -> dict:
         "rounds": state.rounds if state else 0,
         "players": [{"player": p, "net": s.net} for p, s in sorted(table.statements().items())],
         "house": state.ledger.balance("bank") if state else 0,
+        # The banker's overrides of the camera, for the house to see on paper.
+        "corrections": sum(len(r["corrections"]) for r in table.journal.readings().values()),
     }
 
 

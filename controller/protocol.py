@@ -34,7 +34,7 @@ __all__ = ["MAX_INT", "RESERVED_KEYS", "ROUND_ENDED", "Command", "Event", "Illeg
 MAX_INT = 10**12
 
 #: Keys of a command's JSON form that are not arguments.
-RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
+RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events", "reading"})
 
 @dataclass(frozen=True)
 class Command:

@@ -100,15 +100,19 @@ class Table:
         """Run `hook` inside the transaction that stores each command (e.g. queue a receipt)."""
         self._hooks.append(hook)
 
-    def submit(self, cmd: Command, source: str = "") -> Outcome:
-        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand."""
-        return self.submit_many([cmd], source)[0]
+    def submit(self, cmd: Command, source: str = "",
+               hooks: tuple[TransactionHook, ...] = ()) -> Outcome:
+        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand.
+        `hooks` run in its transaction besides the table's own (e.g. keep a camera reading)."""
+        return self.submit_many([cmd], source, hooks)[0]
 
-    def submit_many(self, cmds: list[Command], source: str = "") -> list[Outcome]:
+    def submit_many(self, cmds: list[Command], source: str = "",
+                    hooks: tuple[TransactionHook, ...] = ()) -> list[Outcome]:
         """Apply several commands as one (a camera reading's set-aside and roll): all are
         journaled in ONE transaction, so no other command lands between them, or none is
         (IllegalCommand for the first refused, and nothing changes). Commands whose ids the
-        journal holds are answered with their first result and not applied again."""
+        journal holds are answered with their first result and not applied again. `hooks`
+        run in that transaction for each command, besides the table's own."""
         with self._lock:
             cmds = [cmd if cmd.id else Command(cmd.kind, cmd.args, f"auto-{uuid.uuid4().hex}")
                     for cmd in cmds]
@@ -134,7 +138,7 @@ class Table:
                 at = self._clock()
                 seqs = self.journal.append_many([(cmd, events, source, at)
                                                  for cmd, events in new],
-                                                hooks=self._hooks) if new else []
+                                                hooks=(*self._hooks, *hooks)) if new else []
             except sqlite3.Error as exc:
                 # Disk full, a read-only file system...: the commands did not happen.
                 kinds = ", ".join(repr(cmd.kind) for cmd, _ in new)

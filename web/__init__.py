@@ -29,7 +29,8 @@ from web import health as health_page
 from web import live as live_pages
 from web import table as table_pages
 from web.camera import Camera
-from web.i18n import language, script_words, t
+from web.i18n import init_app as init_i18n
+from web.i18n import language, number, script_words, source_words, t, tn, word
 from web.security import (
     RateLimiter,
     SessionInterface,
@@ -97,6 +98,7 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = secret_key(data_dir)
     app.session_interface = SessionInterface()
+    init_i18n(app)
 
     broadcaster = live_pages.Broadcaster()
     table.subscribe(broadcaster)
@@ -128,8 +130,10 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
 
     @app.context_processor
     def globals_() -> dict:
-        return {"t": t, "csrf_token": csrf_token, "user": g.get("user"), "lang": language(),
-                "script_words": script_words(), "table_name": app.config["TABLE_NAME"]}
+        return {"t": t, "tn": tn, "number": number, "word": word, "source_words": source_words,
+                "csrf_token": csrf_token,
+                "user": g.get("user"), "lang": language(), "script_words": script_words(),
+                "table_name": app.config["TABLE_NAME"]}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

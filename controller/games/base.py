@@ -42,9 +42,9 @@ __all__ = [
 ]
 
 
-def pays_setting(key: str, default: str, help: str) -> Setting:
+def pays_setting(key: str, default: str, help: str, words: tuple = ()) -> Setting:
     """A setting holding a pay rate ("3:2"), checked as one."""
-    return Setting(key, default, help, check=Pays.parse, accepts="a pay rate X:Y")
+    return Setting(key, default, help, check=Pays.parse, accepts="a pay rate X:Y", words=words)
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,13 @@ from controller.games.base import (
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
-from controller.settings import Setting
+from controller.settings import N_, Setting
 
 # -- the dice ---------------------------------------------------------------------------------
+
+
+#: A combination's pay setting, in words.
+PAY_OF = N_("pay of %(combination)s (doubled on the first roll)")
 
 
 @dataclass(frozen=True)
@@ -262,7 +266,8 @@ class FortunesWinds(Engine):
     chance_kinds = frozenset({"roll"})
     round_bound = MAX_ROLLS
     settings = (
-        *(pays_setting(c.setting, c.pays, f"pay of {c.name} (doubled on the first roll)")
+        *(pays_setting(c.setting, c.pays, PAY_OF % {"combination": c.name},
+                       words=(PAY_OF, {"combination": c.name}))
           for c in COMBINATIONS),
         Setting("first_roll_multiplier", 2, "a combination on the turn's first roll pays this "
                 "many times its listed pay", minimum=1, maximum=10),

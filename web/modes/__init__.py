@@ -17,6 +17,7 @@ import equipment
 from controller.errors import IllegalCommand
 from controller.games.base import Command, Engine, RoundEnded, State
 from controller.modes import find_mode, result_words
+from web.i18n import N_, refusal
 
 #: Chips the banker taps before a bet spot.
 CHIPS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -60,7 +61,7 @@ def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
     try:
         engine.verify(state, Command(kind, args, "check"))
     except IllegalCommand as exc:
-        return str(exc)
+        return refusal(exc)
     return None
 
 
@@ -108,3 +109,6 @@ generic = ModePage("*", "modes/generic.html", _generic_context)
 
 #: How rounds end, in words (the events' `result`): every mode's `Mode.result_words`.
 RESULT_WORDS = result_words()
+
+#: How a bet came out, in words (the `bet-settled` events' `result`).
+BET_RESULTS = {"win": N_("won"), "lose": N_("lost"), "push": N_("stake returned")}
