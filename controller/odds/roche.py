@@ -1,0 +1,145 @@
+"""Exact odds of Roche and Grand Roche: dynamic programming over the deal, in Fractions.
+
+The deal is a uniformly shuffled deck revealed card by card until one suit is cut (half of it
+shown). Only how many cards of each suit have been shown matters to which suit cuts, so the
+deal is a walk over count vectors. The chance of a given sequence of suits is a product of
+(cards of that suit left) over a product of (cards left in the deck) that depends only on how
+many cards have been dealt; the walk therefore carries whole-number weights, and each
+probability is one Fraction at the end. Burned cards are unseen and random, so they change no
+chance (RULINGS.md).
+
+A Day (Night) bet needs the Day and Night cards of its suit told apart: a second walk tracks
+them for that suit. Card-level bets follow by symmetry inside the cut suit (every card of it is
+equally likely to be among the cut and to be the last), which the tests check against a walk
+that follows one card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+from math import comb, floor
+from typing import Any
+
+#: The suits by rank: suit R has 2R cards, R Day and R Night, and cuts when R are shown.
+RANKS = (2, 3, 4, 5, 6, 7)
+
+
+def _falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+@cache
+def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
+    """The chance each suit cuts, each suit is never shown (by the cut suit), and Cavalry.
+
+    Returns {"cut": {R: P}, "unseen": {(R, S): P(R cuts and no card of S was shown)},
+    "cavalry": P(every suit one card from cutting before the cut), "length": {n: P(the cut
+    comes on card n)}}.
+    """
+    size = sum(2 * r for r in ranks)
+    # weights[t]: count vector -> summed numerator products of the ways to reach it in t cards
+    level: dict[tuple[int, ...], int] = {tuple(0 for _ in ranks): 1}
+    cut: dict[int, Fraction] = {r: Fraction(0) for r in ranks}
+    unseen: dict[tuple[int, int], Fraction] = {(r, s): Fraction(0) for r in ranks for s in ranks
+                                               if r != s}
+    length: dict[int, Fraction] = {}
+    cavalry = Fraction(0)
+    ripe = tuple(r - 1 for r in ranks)
+    t = 0
+    while level:
+        nxt: dict[tuple[int, ...], int] = {}
+        below = _falling(size, t + 1)
+        for counts, w in level.items():
+            if counts == ripe:
+                cavalry += Fraction(w, _falling(size, t))
+            for i, r in enumerate(ranks):
+                left = 2 * r - counts[i]
+                ways = w * left
+                if counts[i] + 1 == r:
+                    p = Fraction(ways, below)
+                    cut[r] += p
+                    length[t + 1] = length.get(t + 1, Fraction(0)) + p
+                    for j, s in enumerate(ranks):
+                        if j != i and counts[j] == 0:
+                            unseen[r, s] += p
+                else:
+                    c = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
+                    nxt[c] = nxt.get(c, 0) + ways
+        level = nxt
+        t += 1
+    return {"cut": cut, "unseen": unseen, "cavalry": cavalry, "length": length}
+
+
+@cache
+def all_one_half(rank: int, ranks: tuple[int, ...] = RANKS) -> Fraction:
+    """P(suit `rank` cuts with every shown card of it Day), by a walk telling its halves apart.
+
+    (The same for Night: the halves are the same size.)
+    """
+    size = sum(2 * r for r in ranks)
+    others = tuple(r for r in ranks if r != rank)
+    # state: (counts of the other suits..., day shown, night shown)
+    level: dict[tuple[int, ...], int] = {tuple(0 for _ in others) + (0, 0): 1}
+    won = Fraction(0)
+    t = 0
+    while level:
+        nxt: dict[tuple[int, ...], int] = {}
+        below = _falling(size, t + 1)
+        for state, w in level.items():
+            *counts, day, night = state
+            for i, r in enumerate(others):
+                if counts[i] + 1 == r:
+                    continue  # another suit cuts: the bet loses
+                c = tuple(counts[:i]) + (counts[i] + 1,) + tuple(counts[i + 1:])
+                nxt[c + (day, night)] = nxt.get(c + (day, night), 0) + w * (2 * r - counts[i])
+            # a Day card of the suit
+            if day + 1 == rank and night == 0:
+                won += Fraction(w * (rank - day), below)
+            elif day + night + 1 < rank:
+                key = tuple(counts) + (day + 1, night)
+                nxt[key] = nxt.get(key, 0) + w * (rank - day)
+            # a Night card of the suit
+            if day + night + 1 < rank:
+                key = tuple(counts) + (day, night + 1)
+                nxt[key] = nxt.get(key, 0) + w * (rank - night)
+        level = nxt
+        t += 1
+    return won
+
+
+def bet_chance(kind: str, rank: int | None = None, ranks: tuple[int, ...] = RANKS) -> Fraction:
+    """The exact chance a bet wins: kind cut, day, night, single, oscura, terminus (one card of
+    suit `rank`), starlight (suit `rank` never shown) or cavalry."""
+    chances = deal_chances(ranks)
+    if kind == "cavalry":
+        return chances["cavalry"]
+    assert rank is not None
+    cut = chances["cut"][rank]
+    if kind == "cut":
+        return cut
+    if kind in ("day", "night"):
+        return all_one_half(rank, ranks)
+    if kind == "single":
+        return cut * Fraction(rank, 2 * rank)
+    if kind == "oscura":
+        return cut * Fraction(rank, 2 * rank)
+    if kind == "terminus":
+        return cut / (2 * rank)
+    if kind == "starlight":
+        return sum((p for (r, s), p in chances["unseen"].items() if s == rank), Fraction(0))
+    raise ValueError(kind)
+
+
+def edge(p: Fraction, pays: Fraction) -> Fraction:
+    """The house edge of a bet winning with chance `p` and paying `pays` per coin."""
+    return 1 - p * (pays + 1)
+
+
+def default_pays(p: Fraction, least_edge: Fraction) -> int:
+    """The largest whole X such that X:1 leaves the house an edge of at least `least_edge`."""
+    return floor((1 - least_edge) / p - 1)
