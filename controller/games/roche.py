@@ -438,6 +438,12 @@ class Roche(Engine):
         return state.replace(phase=BETTING, dealt=(), burned=0, last_cut=MappingProxyType(outcome),
                              rounds=state.rounds + 1), events
 
+    def odds(self, settings: Mapping[str, Any]) -> dict:
+        """The exact odds of every bet of this layout at the table's pays."""
+        from controller.odds.roche import report
+
+        return report(self.name, self.title, self.kinds, settings)
+
     @command("configure", settings=dict)
     def configure(self, state: RocheState, cmd: Command) -> Handled:
         if state.ledger.accounts("bet"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
-from math import comb, floor
+from math import floor
 from typing import Any
 
 #: The suits by rank: suit R has 2R cards, R Day and R Night, and cuts when R are shown.
@@ -143,3 +143,38 @@ def edge(p: Fraction, pays: Fraction) -> Fraction:
 def default_pays(p: Fraction, least_edge: Fraction) -> int:
     """The largest whole X such that X:1 leaves the house an edge of at least `least_edge`."""
     return floor((1 - least_edge) / p - 1)
+
+
+def _bet(bet_id: str, p: Fraction, pays: Fraction, text: str, **extra: Any) -> dict:
+    e = edge(p, pays)
+    return {"id": bet_id, "probability": float(p), "probability_exact": str(p), "pays": text,
+            "house_edge": float(e), "house_edge_exact": str(e), **extra}
+
+
+def report(game: str, title: str, kinds: Sequence[str], settings: Mapping[str, Any]) -> dict:
+    """The odds report of a Roche layout taking bets of `kinds`, at the table's pays."""
+    from controller.games.base import Pays
+
+    bets = []
+    for kind in kinds:
+        ranks: tuple[int | None, ...] = (None,) if kind == "cavalry" else RANKS
+        for rank in ranks:
+            key = "cavalry_pays" if rank is None else f"{kind}_{rank}_pays"
+            pays = Pays.parse(settings[key])
+            bet_id = kind if rank is None else f"{kind}:{rank}"
+            extra = {} if rank is None else {"rank": rank}
+            bets.append(_bet(bet_id, bet_chance(kind, rank), pays.ratio, str(pays), **extra))
+    lengths = deal_chances()["length"]
+    return {
+        "game": game,
+        "title": title,
+        "deck": settings["deck"],
+        "expected_cards": float(sum(n * p for n, p in lengths.items())),
+        "notes": [
+            "R is a suit's rank: 2 Mages, 3 Realm, 4 World, 5 Valor, 6 Kin, 7 Commons",
+            "single:R, oscura:R, terminus:R: a bet on one card of suit R (every card of a "
+            "suit has the same chance)",
+            "the four-poker-decks deck gives the same chances; burned cards change none",
+        ],
+        "bets": bets,
+    }
