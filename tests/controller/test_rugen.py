@@ -16,7 +16,7 @@ from controller.errors import IllegalCommand
 from controller.games import apply, find_game
 from controller.games.base import Pays
 from controller.games.observation import Observation, Seen
-from controller.games.rugen import BASE, D20, FACES, NUMBERS, face_of, load_die
+from controller.games.rugen import BASE, D20, FACES, NUMBERS, face_of, load_die, prices
 from controller.ledger import BANK, statements
 from controller.odds import rugen as odds
 
@@ -332,7 +332,7 @@ def test_street_rugen_3_is_the_worst_number_and_4_the_best():
 
 
 def test_capital_favours_the_house_alone_and_less_at_the_high_schedule():
-    player, house = dict(zip(NUMBERS, (8, 5, 4, 3))), dict(zip(NUMBERS, (7, 4, 3, 2)))
+    player, house = prices(CAPITAL.new_state().settings)
     for n in NUMBERS:
         # "you would be better off finding friends": alone is worse than a full table
         alone = odds.capital_bets(player, house, [n])[n]["expected"]
