@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import tables
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tables import C, balances, play, refused
 
+from controller import history
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
 from controller.games import roche as roche_mode
@@ -27,6 +29,7 @@ from controller.games.roche import (
 from controller.ledger import BANK
 from controller.odds import roche as odds
 
+HISTORIES = Path(__file__).parents[1] / "histories"
 ROCHE = find_game("roche")
 GRAND = find_game("grand-roche")
 
@@ -366,3 +369,13 @@ def test_every_odds_cold_in_under_two_seconds():
 def test_the_modes_declare_their_bounds():
     assert ROCHE.round_bound == 22 and ROCHE.chance_kinds == {"deal"}
     assert roche_mode.GrandRoche.kinds[-1] == "cavalry"
+
+
+@pytest.mark.parametrize("name, final", [
+    ("roche-grand-deal", {"players": {"Ann": 332, "Bob": 88}, "bank": -220, "cashier": -200,
+                          "on_table": {}}),
+    ("roche-poker-decks", {"players": {"Cy": 71}, "bank": -21, "cashier": -50, "on_table": {}}),
+])
+def test_hand_histories_replay_to_their_balances(name, final):
+    state = history.replay(HISTORIES / f"{name}.jsonl")
+    assert history.balances(state) == final

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import tables
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tables import C, balances, play, refused
 
+from controller import history
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
 from controller.games.base import Pays
@@ -20,6 +22,7 @@ from controller.games.rugen import BASE, D20, FACES, NUMBERS, face_of, load_die,
 from controller.ledger import BANK, statements
 from controller.odds import rugen as odds
 
+HISTORIES = Path(__file__).parents[1] / "histories"
 HOUSE = find_game("house-rugen")
 STREET = find_game("street-rugen")
 CAPITAL = find_game("capital-rugen")
@@ -374,3 +377,16 @@ def test_a_chain_bet_mid_chain_is_strictly_worse_than_waiting():
 def test_the_seeds_d20_table_gives_each_face_its_sides():
     assert {label: list(D20.values()).count(label) for label in FACES} == {
         f.label: f.sides for f in FACES.values()}
+
+
+@pytest.mark.parametrize("name, final", [
+    ("street-rugen-seed-example", {"players": {"Four": 70, "One": 170, "Shooter": 60},
+                                   "bank": 0, "cashier": -300, "on_table": {}}),
+    ("house-rugen-session", {"players": {"Dee": 96, "Eli": 51}, "bank": -27, "cashier": -120,
+                             "on_table": {}}),
+    ("capital-rugen-session", {"players": {"Fay": 78, "Gus": 39}, "bank": -17,
+                               "cashier": -100, "on_table": {}}),
+])
+def test_hand_histories_replay_to_their_balances(name, final):
+    state = history.replay(HISTORIES / f"{name}.jsonl")
+    assert history.balances(state) == final
