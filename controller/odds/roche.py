@@ -178,3 +178,74 @@ def report(game: str, title: str, kinds: Sequence[str], settings: Mapping[str, A
         ],
         "bets": bets,
     }
+
+
+def odds_text(report: dict) -> list[str]:
+    """The odds report for people (`feltbank odds roche`)."""
+    out = [f"{report['title']}: a deal shows {report['expected_cards']:.2f} cards on average",
+           "", f"{'bet':<14}{'pays':>9}{'P(win)':>12}{'edge':>10}"]
+    for bet in report["bets"]:
+        out.append(f"{bet['id']:<14}{bet['pays']:>9}{bet['probability']:>12.6f}"
+                   f"{100 * bet['house_edge']:>9.2f}%")
+    return out
+
+
+# -- seeded simulation (`feltbank simulate roche|grand-roche`) ----------------------------------
+
+
+def _simulate(mode: str, turns: int, rng, settings: Mapping[str, Any] | None):
+    """Two seats: P1 bets every suit bet of the layout at its smallest stake; on Grand Roche
+    P2 bets Starlight, Cavalry and, on one card of each suit drawn at random, Single Card,
+    Oscura and Terminus. The deal is the engine's chance step (a shuffled deck)."""
+    from controller.errors import IllegalCommand
+    from controller.games import apply, find_game, limits
+    from controller.games.base import Command
+    from controller.games.roche import Bet
+    from controller.simulate import Run, Tally, open_table, settled
+
+    state = open_table(mode, settings)
+    engine = find_game(mode)
+    deck = engine.deck(state)
+    choices = engine.bet_choices(state)
+    suit_bets = [b for b in choices if b.card is None]
+    card_kinds = sorted({b.kind for b in choices if b.card is not None})
+
+    def stake(bet: Bet) -> int:
+        least = limits.smallest_stake(state.settings, bet.kind, engine.stake_unit(state, bet))
+        if least is None:
+            raise IllegalCommand(f"the table's limits leave no {bet.kind} bet to simulate")
+        return least
+
+    def name(spot: str) -> str:
+        bet = Bet.parse(spot, deck)
+        return "cavalry" if bet.kind == "cavalry" else f"{bet.kind}:{bet.rank}"
+
+    tallies: dict[str, Tally] = {}
+    for _ in range(turns):
+        bets = [("P1" if b.kind in ("cut", "day", "night") else "P2", b) for b in suit_bets]
+        for rank in RANKS:
+            card = rng.choice(deck.of_rank(rank))
+            bets += [("P2", Bet(kind, rank, card.label)) for kind in card_kinds]
+        for player, bet in bets:
+            state, _ = apply(state, Command("bet", {"player": player, "bet": bet.id,
+                                                    "amount": stake(bet)}))
+        state, _ = apply(state, Command("no-more-bets"))
+        while True:
+            state, events = apply(state, engine.chance_step(state, rng))
+            if events[-1].kind == "round-ended":
+                break
+        settled(events, tallies, name)
+
+    def exact(report: dict) -> dict[str, Fraction]:
+        return {bet["id"]: Fraction(bet["house_edge_exact"]) for bet in report["bets"]}
+
+    return Run(tallies, state, exact)
+
+
+def simulate_roche(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str = ""):
+    return _simulate("roche", turns, rng, settings)
+
+
+def simulate_grand_roche(turns: int, rng, settings: Mapping[str, Any] | None,
+                         strategy: str = ""):
+    return _simulate("grand-roche", turns, rng, settings)

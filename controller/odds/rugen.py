@@ -222,5 +222,120 @@ def capital_report(settings: Mapping[str, Any]) -> dict:
     }
 
 
+def odds_text(report: dict) -> list[str]:
+    """The odds report for people (`feltbank odds house-rugen` ...)."""
+    out = [report["title"], "", f"{'bet':<16}{'pays':>10}{'P(win)':>12}{'edge':>10}"]
+    for bet in report["bets"]:
+        out.append(f"{bet['id']:<16}{bet['pays']:>10}{bet['probability']:>12.6f}"
+                   f"{100 * bet['house_edge']:>9.2f}%")
+    if report["game"] == "street-rugen":
+        out += ["", "edge: minus the expected return per coin; paid to the other players"]
+    if report["game"] == "capital-rugen":
+        out += ["", "a player alone against the house; by schedule:"]
+        for schedule in report["schedules"]:
+            alone = [b for b in schedule["bets"] if len(b["taken"]) == 1]
+            out.append(f"  {schedule['name']:<8}" + "  ".join(
+                f"{b['id']} {100 * -b['expected_return']:.2f}%" for b in alone))
+    return out
+
+
+# -- seeded simulation (`feltbank simulate house-rugen|street-rugen|capital-rugen`) -------------
+
+
+def _exact(report: dict) -> dict[str, Fraction]:
+    return {bet["id"]: Fraction(bet["house_edge_exact"]) for bet in report["bets"]}
+
+
+def simulate_house(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str = ""):
+    """Two seats: at each chain's start P2 bets every chain bet; before every roll P1 bets
+    every one-roll bet, each at its smallest stake. A turn is one chain."""
+    from controller.games import apply, find_game, limits
+    from controller.games.base import Command
+    from controller.games.rugen import HOUSE_KINDS, ONE_ROLL, house_unit, spot_id
+    from controller.simulate import Run, Tally, open_table, settled
+
+    state = open_table("house-rugen", settings)
+    engine = find_game("house-rugen")
+    stakes = {}
+    for kind in HOUSE_KINDS:
+        for n in NUMBERS:
+            bet = HouseBet(kind, n)
+            least = limits.smallest_stake(state.settings, kind, house_unit(state.settings, bet))
+            if least is not None:
+                stakes[bet] = least
+    tallies: dict[str, Tally] = {}
+    for _ in range(turns):
+        for bet, amount in stakes.items():
+            if bet.kind not in ONE_ROLL:
+                state, _ = apply(state, Command("bet", {"player": "P2", "bet": bet.id,
+                                                        "amount": amount}))
+        while True:
+            for bet, amount in stakes.items():
+                if bet.kind in ONE_ROLL:
+                    state, _ = apply(state, Command("bet", {"player": "P1", "bet": bet.id,
+                                                            "amount": amount}))
+            state, events = apply(state, engine.chance_step(state, rng))
+            settled(events, tallies, spot_id)
+            if events[-1].kind == "round-ended":
+                break
+    return Run(tallies, state, _exact)
+
+
+def simulate_street(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str = ""):
+    """Four seats: the shooter throws his point and bets its base; the others take the other
+    numbers in seat order at the same multiplier; the chain runs to the break."""
+    from controller.games import apply, find_game
+    from controller.games.base import Command
+    from controller.games.play import seated_table
+    from controller.games.rugen import BASE, spot_id
+    from controller.simulate import COINS, Run, Tally, settled
+
+    state = None
+    for cmd in seated_table("street-rugen", players=4, coins=COINS):
+        if cmd.kind == "open":
+            cmd = Command("open", {"mode": "street-rugen", "settings": dict(settings or {})})
+        state, _ = apply(state, cmd)
+    engine = find_game("street-rugen")
+    tallies: dict[str, Tally] = {}
+    for _ in range(turns):
+        state, _ = apply(state, engine.chance_step(state, rng))
+        shooter, point = state.shooter, state.point
+        others = [p for p in state.seats if p != shooter]
+        free = [n for n in NUMBERS if n != point]
+        for player, n in [(shooter, point), *zip(others, free, strict=True)]:
+            state, _ = apply(state, Command("bet", {"player": player, "number": n,
+                                                    "amount": BASE[n]}))
+        while True:
+            state, events = apply(state, engine.chance_step(state, rng))
+            if events[-1].kind in ("round-ended", "die-passed"):
+                break
+        settled(events, tallies, spot_id)
+    return Run(tallies, state, _exact)
+
+
+def simulate_capital(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str = ""):
+    """Two seats: P1 alone takes a number drawn at random at the player price; the house
+    covers the other three."""
+    from controller.games import apply, find_game
+    from controller.games.base import Command
+    from controller.games.rugen import spot_id
+    from controller.simulate import Run, Tally, open_table, settled
+
+    state = open_table("capital-rugen", settings)
+    engine = find_game("capital-rugen")
+    player_price = prices(state.settings)[0]
+    tallies: dict[str, Tally] = {}
+    for _ in range(turns):
+        n = rng.choice(NUMBERS)
+        state, _ = apply(state, Command("bet", {"player": "P1", "number": n,
+                                                "amount": player_price[n]}))
+        while True:
+            state, events = apply(state, engine.chance_step(state, rng))
+            if events[-1].kind == "round-ended":
+                break
+        settled(events, tallies, spot_id)
+    return Run(tallies, state, _exact)
+
+
 __all__ = ["Pays", "break_chances", "capital_bets", "capital_report", "chain_lengths",
            "house_bet", "house_report", "p_number", "street_bets", "street_report"]
