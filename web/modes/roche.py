@@ -1,0 +1,60 @@
+"""Roche and Grand Roche's page: the six suits' piles, each seat's bets on the layout, the deal.
+
+Until the card recognizer reads the deal, the banker deals by hand: a card from those left.
+"""
+
+from __future__ import annotations
+
+from controller.games.roche import BET_NAMES, CARD_BETS, RANKS, SUIT_NAMES, Bet
+from web.modes import ModePage, PageInput, reason
+
+
+def context(page: PageInput) -> dict:
+    engine, state, view = page.engine, page.state, page.view
+    kinds = view["bet_kinds"]
+    row_kinds = [k for k in kinds if k not in (*CARD_BETS, "cavalry")]
+    seats = []
+    for player in state.seats:
+        placed = view["bets"].get(player, {})
+        rows = []
+        for rank in RANKS:
+            spots = []
+            for kind in row_kinds:
+                bet = Bet(kind, rank)
+                unit = engine.stake_unit(state, bet)
+                spots.append({"bet": bet.id, "words": f"{BET_NAMES[kind].split()[0]} {rank}",
+                              "kind": kind, "amount": placed.get(bet.id, 0), "unit": unit,
+                              "reason": reason(engine, state, "bet", player=player, bet=bet.id,
+                                               amount=max(unit, state.settings["min_bet"])
+                                               // unit * unit)})
+            rows.append({"rank": rank, "suit": SUIT_NAMES[rank], "spots": spots})
+        extra = []
+        if "cavalry" in kinds:
+            extra.append({"bet": "cavalry", "words": "Cavalry", "kind": "cavalry",
+                          "amount": placed.get("cavalry", 0),
+                          "reason": reason(engine, state, "bet", player=player, bet="cavalry",
+                                           amount=state.settings["min_bet"])})
+        cards = {b: a for b, a in placed.items() if b.split(":")[0] in CARD_BETS}
+        seats.append({"player": player, "rows": rows, "extra": extra, "cards": cards})
+    deck = engine.deck(state)
+    left = engine.left_in_deck(state)
+    card_bets = ([f"{k}:{c.label}" for k in CARD_BETS for c in deck.cards]
+                 if any(k in kinds for k in CARD_BETS) else [])
+    return {
+        "phase": state.phase, "deck": view["deck_title"], "dealt": view["dealt"],
+        "burned": state.burned, "max_burns": state.settings["max_burns"],
+        "suits": view["suits"], "seats": seats, "card_bets": card_bets,
+        "players": list(state.seats),
+        "left": sorted({(c.label, c.name) for c in left}),
+        "last_cut": view["last_cut"],
+        "no_more_bets_reason": reason(engine, state, "no-more-bets"),
+        "burn_reason": reason(engine, state, "burn"),
+        "deal_reason": (reason(engine, state, "deal", card=left[0].label) if left
+                        else "the deck is empty"),
+    }
+
+
+PAGE = ModePage("roche", "modes/roche.html", context,
+                bet_words={k: v for k, v in BET_NAMES.items()})
+GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context,
+                      bet_words={k: v for k, v in BET_NAMES.items()})
