@@ -42,7 +42,9 @@ def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
     comes on card n)}}.
     """
     size = sum(2 * r for r in ranks)
-    # weights[t]: count vector -> summed numerator products of the ways to reach it in t cards
+    # level: count vector -> summed numerator products of the ways to reach it in t cards.
+    # Sums at one depth share the denominator size!/(size-t)!, so they are whole numbers
+    # until the end of each depth.
     level: dict[tuple[int, ...], int] = {tuple(0 for _ in ranks): 1}
     cut: dict[int, Fraction] = {r: Fraction(0) for r in ranks}
     unseen: dict[tuple[int, int], Fraction] = {(r, s): Fraction(0) for r in ranks for s in ranks
@@ -54,22 +56,27 @@ def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
     while level:
         nxt: dict[tuple[int, ...], int] = {}
         below = _falling(size, t + 1)
+        cut_w = dict.fromkeys(ranks, 0)
+        unseen_w = dict.fromkeys(unseen, 0)
         for counts, w in level.items():
             if counts == ripe:
                 cavalry += Fraction(w, _falling(size, t))
             for i, r in enumerate(ranks):
-                left = 2 * r - counts[i]
-                ways = w * left
+                ways = w * (2 * r - counts[i])
                 if counts[i] + 1 == r:
-                    p = Fraction(ways, below)
-                    cut[r] += p
-                    length[t + 1] = length.get(t + 1, Fraction(0)) + p
+                    cut_w[r] += ways
                     for j, s in enumerate(ranks):
                         if j != i and counts[j] == 0:
-                            unseen[r, s] += p
+                            unseen_w[r, s] += ways
                 else:
                     c = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
                     nxt[c] = nxt.get(c, 0) + ways
+        for r, w in cut_w.items():
+            cut[r] += Fraction(w, below)
+        for key, w in unseen_w.items():
+            unseen[key] += Fraction(w, below)
+        if any(cut_w.values()):
+            length[t + 1] = Fraction(sum(cut_w.values()), below)
         level = nxt
         t += 1
     return {"cut": cut, "unseen": unseen, "cavalry": cavalry, "length": length}
@@ -79,34 +86,32 @@ def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
 def all_one_half(rank: int, ranks: tuple[int, ...] = RANKS) -> Fraction:
     """P(suit `rank` cuts with every shown card of it Day), by a walk telling its halves apart.
 
-    (The same for Night: the halves are the same size.)
+    A Night card of the suit, or another suit's cut, loses the bet: the walk drops those paths
+    and follows only the other suits' counts and the suit's Day cards. (The same for Night:
+    the halves are the same size.)
     """
     size = sum(2 * r for r in ranks)
     others = tuple(r for r in ranks if r != rank)
-    # state: (counts of the other suits..., day shown, night shown)
-    level: dict[tuple[int, ...], int] = {tuple(0 for _ in others) + (0, 0): 1}
+    # state: (counts of the other suits..., Day cards of the suit shown)
+    level: dict[tuple[int, ...], int] = {tuple(0 for _ in others) + (0,): 1}
     won = Fraction(0)
     t = 0
     while level:
         nxt: dict[tuple[int, ...], int] = {}
         below = _falling(size, t + 1)
+        won_w = 0
         for state, w in level.items():
-            *counts, day, night = state
+            day = state[-1]
             for i, r in enumerate(others):
-                if counts[i] + 1 == r:
-                    continue  # another suit cuts: the bet loses
-                c = tuple(counts[:i]) + (counts[i] + 1,) + tuple(counts[i + 1:])
-                nxt[c + (day, night)] = nxt.get(c + (day, night), 0) + w * (2 * r - counts[i])
-            # a Day card of the suit
-            if day + 1 == rank and night == 0:
-                won += Fraction(w * (rank - day), below)
-            elif day + night + 1 < rank:
-                key = tuple(counts) + (day + 1, night)
-                nxt[key] = nxt.get(key, 0) + w * (rank - day)
-            # a Night card of the suit
-            if day + night + 1 < rank:
-                key = tuple(counts) + (day, night + 1)
-                nxt[key] = nxt.get(key, 0) + w * (rank - night)
+                if state[i] + 1 < r:
+                    c = state[:i] + (state[i] + 1,) + state[i + 1:]
+                    nxt[c] = nxt.get(c, 0) + w * (2 * r - state[i])
+            if day + 1 == rank:
+                won_w += w * (rank - day)
+            else:
+                c = state[:-1] + (day + 1,)
+                nxt[c] = nxt.get(c, 0) + w * (rank - day)
+        won += Fraction(won_w, below)
         level = nxt
         t += 1
     return won
