@@ -143,9 +143,10 @@ class RugenEngine(Engine):
         """One throw of the die: each of its 20 sides alike."""
         return self.roll_command(state, rng)
 
-    def demo_throw(self, state: State, rng: random.Random) -> tuple[list[str], list[str]]:
-        cmd = self.roll_command(state, rng)
-        return [str(cmd.args.get("face", cmd.args.get("d20")))], []
+    def demo_throw(self, state: State, rng: random.Random) -> None:
+        """None: the synthetic table draws six-sided labelled dice, not a d20; until it draws
+        the Rugen die the banker taps the face on the page."""
+        return None
 
     def expects_roll(self, state: State) -> str | None:
         """Why no roll is expected now, or None when one is."""
