@@ -14,26 +14,25 @@ Grand Roche adds:
   starlight:R  the deal ends before any card of suit R is shown
   cavalry      every suit one card from cutting (the 21st card) before the cut
 
-The decks are data (`data/roche-deck.json`: the printed deck of 54 distinct cards;
-`data/poker-roche-deck.json`: the deck built from four poker decks). Card-level bets need the
-printed deck. Rulings beyond the seed and RULINGS.md: docs/rules/roche.md.
+The decks are data (`equipment/roche-deck.json`: the printed deck of 54 distinct cards;
+`equipment/poker-roche-deck.json`: the deck built from four poker decks). Card-level bets need
+the printed deck. Rulings beyond the seed and RULINGS.md: docs/rules/roche.md.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import equipment
 from controller.errors import IllegalCommand
-from controller.games import limits, register
+from controller.games import limits
 from controller.games.base import (
     Arg,
     Command,
@@ -46,10 +45,12 @@ from controller.games.base import (
 )
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
+from controller.modes import Mode
 from controller.odds.roche import bet_chance, default_pays, edge
 from controller.settings import Setting
 
-DATA = Path(__file__).parent / "data"
+#: The decks a table may deal (setting `deck`) and their files under equipment/.
+DECK_FILES = {"roche": "roche-deck", "poker": "poker-roche-deck"}
 
 # -- the decks --------------------------------------------------------------------------------
 
@@ -105,15 +106,15 @@ class Deck:
 @cache
 def load_deck(name: str) -> Deck:
     """The deck `name` ("roche", the printed deck; "poker", four poker decks) from its file."""
-    path = DATA / ("roche-deck.json" if name == "roche" else f"{name}-roche-deck.json")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = equipment.load(DECK_FILES[name])
     cards = tuple(Card(c["label"], c["suit"], c["rank"], c["half"], c["name"], c["copies"])
                   for c in data["cards"])
     suits = MappingProxyType({s["rank"]: s["name"] for s in data["suits"]})
-    deck = Deck(data["name"], data["title"], data["distinct"], cards, suits)
+    deck = Deck(name, data["title"], data["distinct"], cards, suits)
     for rank in suits:
         halves = Counter(c.half for c in deck.of_rank(rank) for _ in range(c.copies))
-        assert halves == {"day": rank, "night": rank}, f"{path}: suit {rank} is not {rank}+{rank}"
+        assert halves == {"day": rank, "night": rank}, \
+            f"equipment/{DECK_FILES[name]}.json: suit {rank} is not {rank} Day + {rank} Night"
     return deck
 
 
@@ -122,7 +123,7 @@ def _index(name: str) -> Mapping[str, Card]:
     return MappingProxyType({c.label: c for c in load_deck(name).cards})
 
 
-DECKS = ("roche", "poker")
+DECKS = tuple(DECK_FILES)
 RANKS = (2, 3, 4, 5, 6, 7)
 #: The suits' names by rank, from the printed deck.
 SUIT_NAMES: Mapping[int, str] = load_deck("roche").suits
@@ -291,7 +292,6 @@ class RocheState(State):
 Handled = tuple[State, list[Event]]
 
 
-@register
 class Roche(Engine):
     name = "roche"
     title = "Roche"
@@ -438,12 +438,6 @@ class Roche(Engine):
         return state.replace(phase=BETTING, dealt=(), burned=0, last_cut=MappingProxyType(outcome),
                              rounds=state.rounds + 1), events
 
-    def odds(self, settings: Mapping[str, Any]) -> dict:
-        """The exact odds of every bet of this layout at the table's pays."""
-        from controller.odds.roche import report
-
-        return report(self.name, self.title, self.kinds, settings)
-
     @command("configure", settings=dict)
     def configure(self, state: RocheState, cmd: Command) -> Handled:
         if state.ledger.accounts("bet"):
@@ -566,7 +560,6 @@ class Roche(Engine):
         return {"player": player, "bet": bet.id, "amount": least + unit * rng.randint(0, 5)}
 
 
-@register
 class GrandRoche(Roche):
     name = "grand-roche"
     title = "Grand Roche"
@@ -584,3 +577,26 @@ class GrandRoche(Roche):
                      "pay of Cavalry; computed default"),
         *limits.limit_settings({k: BET_NAMES[k] for k in (*SUIT_BETS, *GRAND_BETS)}),
     )
+
+
+RESULT_WORDS = {"cut": "a suit is cut"}
+
+MODE = Mode(
+    engine=Roche(),
+    equipment="roche-deck",
+    odds_ref="controller.odds.roche:odds_roche",
+    odds_text_ref="controller.odds.roche:odds_text",
+    simulate_ref="controller.odds.roche:simulate_roche",
+    page_ref="web.modes.roche:PAGE",
+    result_words=RESULT_WORDS,
+)
+
+GRAND_MODE = Mode(
+    engine=GrandRoche(),
+    equipment="roche-deck",
+    odds_ref="controller.odds.roche:odds_grand_roche",
+    odds_text_ref="controller.odds.roche:odds_text",
+    simulate_ref="controller.odds.roche:simulate_grand_roche",
+    page_ref="web.modes.roche:GRAND_PAGE",
+    result_words=RESULT_WORDS,
+)

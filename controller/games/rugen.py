@@ -1,7 +1,8 @@
 """Rugen: Street, House and Capital, played with the Rugen die (seeds/rochi-roche-rugen.md).
 
-The die is a d20 marked 1 to 4, each number N on 2N sides, N Day and N Night (`data/rugen-die.json`,
-faces labelled 1d .. 4n); a standard d20 is read through the seed's transposing table. A number
+The die is a d20 marked 1 to 4, each number N on 2N sides, N Day and N Night
+(`equipment/rugen-die.json`, faces labelled 1d .. 4n in the order of a standard d20's numbers:
+the seed's transposing table). A number
 N "breaks the chain" when it has been rolled N times in the chain before any other number broke.
 
   street-rugen   the shooter throws his point and bets base x k on it (bases 8, 5, 4, 3 for 1..4);
@@ -18,19 +19,18 @@ Rulings beyond the seed and RULINGS.md: docs/rules/rugen.md.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from math import lcm
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import equipment
 from controller.errors import ConfigError, IllegalCommand
-from controller.games import limits, register
+from controller.games import limits
 from controller.games.base import (
     Arg,
     Command,
@@ -43,9 +43,10 @@ from controller.games.base import (
 )
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
+from controller.modes import Mode
 from controller.settings import Setting
 
-DATA = Path(__file__).parent / "data"
+EQUIPMENT = "rugen-die"
 NUMBERS = (1, 2, 3, 4)
 HALVES = ("day", "night")
 DIES = ("rugen", "d20")
@@ -65,16 +66,16 @@ class Face:
 
 @cache
 def load_die() -> tuple[Mapping[str, Face], Mapping[int, str]]:
-    """The Rugen die's faces by label, and the transposing table of a d20 (number -> label)."""
-    path = DATA / "rugen-die.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    faces = {f["label"]: Face(f["label"], f["number"], f["half"], f["sides"])
-             for f in data["faces"]}
-    d20 = {int(k): v for k, v in data["d20"].items()}
-    assert sorted(d20) == list(range(1, 21)), f"{path}: the d20 table covers 1 to 20"
-    for face in faces.values():
-        assert face.sides == face.number, f"{path}: {face.label} is on {face.number} sides"
-        assert list(d20.values()).count(face.label) == face.sides, f"{path}: {face.label}"
+    """The Rugen die's faces by label, and the transposing table of a d20 (number -> label),
+    from `equipment/rugen-die.json` (its faces in the order of the d20's numbers)."""
+    (die,) = equipment.load(EQUIPMENT)["dice"]
+    d20 = dict(enumerate(die["faces"], start=1))
+    assert len(d20) == 20, "the Rugen die has 20 sides"
+    faces = {}
+    for label in dict.fromkeys(die["faces"]):
+        number, half = int(label[:-1]), {"d": "day", "n": "night"}[label[-1]]
+        faces[label] = Face(label, number, half, die["faces"].count(label))
+        assert faces[label].sides == number, f"{label} is on {number} sides of the Rugen die"
     return MappingProxyType(faces), MappingProxyType(d20)
 
 
@@ -311,7 +312,6 @@ class HouseRugenState(State):
     last: str | None = None
 
 
-@register
 class HouseRugen(RugenEngine):
     name = "house-rugen"
     title = "House Rugen"
@@ -337,11 +337,6 @@ class HouseRugen(RugenEngine):
 
     def in_round(self, state: HouseRugenState) -> bool:
         return bool(state.chain)
-
-    def odds(self, settings: Mapping[str, Any]) -> dict:
-        from controller.odds.rugen import house_report
-
-        return house_report(settings)
 
     @command("bet", player=str, bet=str, amount=Arg(int, minimum=1))
     def bet(self, state: HouseRugenState, cmd: Command) -> Handled:
@@ -462,7 +457,6 @@ def _with(mapping: Mapping, key: Any, value: Any) -> Mapping:
     return MappingProxyType({**mapping, key: value})
 
 
-@register
 class StreetRugen(RugenEngine):
     name = "street-rugen"
     title = "Street Rugen"
@@ -476,11 +470,6 @@ class StreetRugen(RugenEngine):
     def in_round(self, state: StreetRugenState) -> bool:
         # Between the point and the chain players may still sit down to join the shooter.
         return state.phase == CHAIN
-
-    def odds(self, settings: Mapping[str, Any]) -> dict:
-        from controller.odds.rugen import street_report
-
-        return street_report()
 
     def seats_changed(self, new: StreetRugenState, old: State) -> StreetRugenState:
         if new.shooter in new.seats:
@@ -721,7 +710,6 @@ class CapitalRugenState(State):
     chain: tuple[str, ...] = ()
 
 
-@register
 class CapitalRugen(RugenEngine):
     name = "capital-rugen"
     title = "Capital Rugen"
@@ -748,11 +736,6 @@ class CapitalRugen(RugenEngine):
 
     def in_round(self, state: CapitalRugenState) -> bool:
         return state.phase == CHAIN
-
-    def odds(self, settings: Mapping[str, Any]) -> dict:
-        from controller.odds.rugen import capital_report
-
-        return capital_report(settings)
 
     def expects_roll(self, state: CapitalRugenState) -> str | None:
         if state.phase == BETTING and not state.takers:
@@ -852,3 +835,33 @@ class CapitalRugen(RugenEngine):
                 return Command("bet", {"player": rng.choice(state.seats), "number": n,
                                        "amount": price * (state.multiplier or rng.randint(1, 3))})
         return self.roll_command(state, rng)
+
+
+RESULT_WORDS = {"broken": "the chain is broken"}
+
+HOUSE_MODE = Mode(
+    engine=HouseRugen(),
+    odds_ref="controller.odds.rugen:house_report",
+    odds_text_ref="controller.odds.rugen:odds_text",
+    simulate_ref="controller.odds.rugen:simulate_house",
+    page_ref="web.modes.rugen:HOUSE_PAGE",
+    result_words=RESULT_WORDS,
+)
+
+STREET_MODE = Mode(
+    engine=StreetRugen(),
+    odds_ref="controller.odds.rugen:street_report",
+    odds_text_ref="controller.odds.rugen:odds_text",
+    simulate_ref="controller.odds.rugen:simulate_street",
+    page_ref="web.modes.rugen:STREET_PAGE",
+    result_words=RESULT_WORDS,
+)
+
+CAPITAL_MODE = Mode(
+    engine=CapitalRugen(),
+    odds_ref="controller.odds.rugen:capital_report",
+    odds_text_ref="controller.odds.rugen:odds_text",
+    simulate_ref="controller.odds.rugen:simulate_capital",
+    page_ref="web.modes.rugen:CAPITAL_PAGE",
+    result_words=RESULT_WORDS,
+)

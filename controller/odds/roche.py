@@ -185,13 +185,29 @@ def report(game: str, title: str, kinds: Sequence[str], settings: Mapping[str, A
     }
 
 
+def odds_roche(settings: Mapping[str, Any]) -> dict:
+    """The odds report of Roche (`feltbank odds roche --json`) at the table's pays."""
+    from controller.games.roche import Roche
+
+    return report(Roche.name, Roche.title, Roche.kinds, settings)
+
+
+def odds_grand_roche(settings: Mapping[str, Any]) -> dict:
+    """The odds report of Grand Roche at the table's pays."""
+    from controller.games.roche import GrandRoche
+
+    return report(GrandRoche.name, GrandRoche.title, GrandRoche.kinds, settings)
+
+
 def odds_text(report: dict) -> list[str]:
     """The odds report for people (`feltbank odds roche`)."""
+    from controller.odds import pct
+
     out = [f"{report['title']}: a deal shows {report['expected_cards']:.2f} cards on average",
-           "", f"{'bet':<14}{'pays':>9}{'P(win)':>12}{'edge':>10}"]
+           "", f"{'bet':<14}{'pays':>9}{'P(win)':>10}{'edge':>10}"]
     for bet in report["bets"]:
-        out.append(f"{bet['id']:<14}{bet['pays']:>9}{bet['probability']:>12.6f}"
-                   f"{100 * bet['house_edge']:>9.2f}%")
+        out.append(f"{bet['id']:<14}{bet['pays']:>9}{pct(bet['probability']):>10}"
+                   f"{pct(bet['house_edge']):>10}")
     return out
 
 

@@ -15,7 +15,6 @@ from functools import cache
 from itertools import combinations
 from typing import Any
 
-from controller.games.base import Pays
 from controller.games.rugen import (
     BASE,
     HALVES,
@@ -109,6 +108,7 @@ def house_bet(settings: Mapping[str, Any], kind: str, n: int) -> tuple[Fraction,
 
 
 def house_report(settings: Mapping[str, Any]) -> dict:
+    """The odds report of House Rugen (`feltbank odds house-rugen --json`) at the table's pays."""
     bets = []
     for kind in ("center", "day", "night", "chain", "chain-day", "chain-night"):
         for n in NUMBERS:
@@ -143,7 +143,7 @@ def street_bets(taken: Iterable[int]) -> dict[int, dict[str, Fraction]]:
     return out
 
 
-def street_report() -> dict:
+def street_report(settings: Mapping[str, Any] | None = None) -> dict:
     full = street_bets(NUMBERS)
     bets = [_row(f"street:{n}", v["probability"], f"{sum(BASE.values()) - BASE[n]}:{BASE[n]}",
                  v["expected"], number=n, base=BASE[n], expected_return=float(v["expected"]),
@@ -224,10 +224,12 @@ def capital_report(settings: Mapping[str, Any]) -> dict:
 
 def odds_text(report: dict) -> list[str]:
     """The odds report for people (`feltbank odds house-rugen` ...)."""
-    out = [report["title"], "", f"{'bet':<16}{'pays':>10}{'P(win)':>12}{'edge':>10}"]
+    from controller.odds import pct
+
+    out = [report["title"], "", f"{'bet':<16}{'pays':>10}{'P(win)':>10}{'edge':>10}"]
     for bet in report["bets"]:
-        out.append(f"{bet['id']:<16}{bet['pays']:>10}{bet['probability']:>12.6f}"
-                   f"{100 * bet['house_edge']:>9.2f}%")
+        out.append(f"{bet['id']:<16}{bet['pays']:>10}{pct(bet['probability']):>10}"
+                   f"{pct(bet['house_edge']):>10}")
     if report["game"] == "street-rugen":
         out += ["", "edge: minus the expected return per coin; paid to the other players"]
     if report["game"] == "capital-rugen":
@@ -336,6 +338,3 @@ def simulate_capital(turns: int, rng, settings: Mapping[str, Any] | None, strate
         settled(events, tallies, spot_id)
     return Run(tallies, state, _exact)
 
-
-__all__ = ["Pays", "break_chances", "capital_bets", "capital_report", "chain_lengths",
-           "house_bet", "house_report", "p_number", "street_bets", "street_report"]

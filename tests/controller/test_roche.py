@@ -27,6 +27,7 @@ from controller.games.roche import (
     load_deck,
 )
 from controller.ledger import BANK
+from controller.odds import odds as odds_of
 from controller.odds import roche as odds
 
 HISTORIES = Path(__file__).parents[1] / "histories"
@@ -320,8 +321,8 @@ def test_the_seeds_claims():
         assert odds.bet_chance("single", r) * 2 == odds.bet_chance("cut", r)
         assert odds.bet_chance("oscura", r) == odds.bet_chance("single", r)
     # "The house has a mathematical advantage in all bets."
-    for mode in (ROCHE, GRAND):
-        report = mode.odds(mode.new_state().settings)
+    for mode in ("roche", "grand-roche"):
+        report = odds_of(mode)
         assert all(b["house_edge"] > 0 for b in report["bets"])
     # The smaller the suit, the likelier its cut.
     cuts = [odds.bet_chance("cut", r) for r in RANKS]
@@ -346,12 +347,12 @@ def test_default_pays_are_the_largest_leaving_the_house_its_edge():
 
 
 def test_the_report_every_bet_id_and_the_house_pays():
-    report = GRAND.odds(GRAND.new_state().settings)
+    report = odds_of(GRAND.name)
     ids = [b["id"] for b in report["bets"]]
     assert ids == [f"{k}:{r}" for k in ("cut", "day", "night", "single", "oscura", "terminus",
                                         "starlight") for r in RANKS] + ["cavalry"]
-    assert [b["id"] for b in ROCHE.odds(ROCHE.new_state().settings)["bets"]] == ids[:18]
-    cheap = ROCHE.odds(ROCHE.new_state({"cut_2_pays": "1:1"}).settings)["bets"][0]
+    assert [b["id"] for b in odds_of(ROCHE.name)["bets"]] == ids[:18]
+    cheap = odds_of(ROCHE.name, {"cut_2_pays": "1:1"})["bets"][0]
     assert cheap["pays"] == "1:1" and cheap["house_edge"] > 0.3
     assert Fraction(cheap["probability_exact"]) == odds.bet_chance("cut", 2)
 
@@ -379,3 +380,17 @@ def test_the_modes_declare_their_bounds():
 def test_hand_histories_replay_to_their_balances(name, final):
     state = history.replay(HISTORIES / f"{name}.jsonl")
     assert history.balances(state) == final
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, deals", [("roche", 400), ("grand-roche", 300)])
+def test_seeded_play_agrees_with_the_exact_odds_within_3_standard_errors(mode, deals):
+    from controller.simulate import simulate
+
+    report = simulate(mode, deals, seed=2)
+    chances = {b["id"]: b["probability"] for b in odds_of(mode)["bets"]}
+    assert {b["id"] for b in report["bets"]} == set(chances)  # every bet was played
+    checked = [b for b in report["bets"] if chances[b["id"]] * b["n"] >= 20]
+    assert len(checked) >= 8
+    for bet in checked:  # bets won often enough for the normal approximation
+        assert abs(bet["z"]) <= 3, bet

@@ -20,6 +20,7 @@ from controller.games.base import Pays
 from controller.games.observation import Observation, Seen
 from controller.games.rugen import BASE, D20, FACES, NUMBERS, face_of, load_die, prices
 from controller.ledger import BANK, statements
+from controller.odds import odds as odds_of
 from controller.odds import rugen as odds
 
 HISTORIES = Path(__file__).parents[1] / "histories"
@@ -343,17 +344,17 @@ def test_capital_favours_the_house_alone_and_less_at_the_high_schedule():
         assert alone < full
     assert odds.capital_bets(player, house, [1])[1]["expected"] == (
         odds.break_chances()[1] * (8 + 4 + 3 + 2) / 8 - 1)
-    report = CAPITAL.odds(CAPITAL.new_state().settings)
+    report = odds_of(CAPITAL.name)
     assert [b["id"] for b in report["bets"]] == [f"capital:{n}" for n in NUMBERS]
     assert all(b["house_edge"] > 0 for b in report["bets"])
-    high = CAPITAL.odds(CAPITAL.new_state({"schedule": "high"}).settings)
+    high = odds_of(CAPITAL.name, {"schedule": "high"})
     for lo, hi in zip(report["bets"], high["bets"], strict=True):
         assert 0 < hi["house_edge"] < lo["house_edge"]
     assert {s["name"] for s in report["schedules"]} == {"low", "high"}
 
 
 def test_every_house_bet_has_a_house_edge_and_the_report_lists_them():
-    report = HOUSE.odds(HOUSE.new_state().settings)
+    report = odds_of(HOUSE.name)
     assert [b["id"] for b in report["bets"]] == [
         f"{k}:{n}" for k in ("center", "day", "night", "chain", "chain-day", "chain-night")
         for n in NUMBERS]
@@ -390,3 +391,20 @@ def test_the_seeds_d20_table_gives_each_face_its_sides():
 def test_hand_histories_replay_to_their_balances(name, final):
     state = history.replay(HISTORIES / f"{name}.jsonl")
     assert history.balances(state) == final
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, rounds", [("house-rugen", 300), ("street-rugen", 1500),
+                                          ("capital-rugen", 1500)])
+def test_seeded_play_agrees_with_the_exact_odds_within_3_standard_errors(mode, rounds):
+    from controller.simulate import simulate
+
+    report = simulate(mode, rounds, seed=2)
+    chances = {b["id"]: b["probability"] for b in odds_of(mode)["bets"]}
+    assert {b["id"] for b in report["bets"]} == set(chances)  # every bet was played
+    checked = [b for b in report["bets"] if chances[b["id"]] * b["n"] >= 20]
+    assert len(checked) >= 4
+    for bet in checked:  # bets won often enough for the normal approximation
+        assert abs(bet["z"]) <= 3, bet
+    if mode == "street-rugen":
+        assert report["bank"] == 0  # the players bet against each other

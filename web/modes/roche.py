@@ -54,7 +54,14 @@ def context(page: PageInput) -> dict:
     }
 
 
-PAGE = ModePage("roche", "modes/roche.html", context,
-                bet_words={k: v for k, v in BET_NAMES.items()})
-GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context,
-                      bet_words={k: v for k, v in BET_NAMES.items()})
+FRENCH = {
+    "Deck": "Paquet", "Phase": "Phase", "The deal": "La donne", "Cards dealt": "Cartes données",
+    "Burned": "Brûlées", "Suits": "Couleurs", "Last cut": "Dernière coupe", "cards": "cartes",
+    "all day": "toutes de Jour", "all night": "toutes de Nuit", "No more bets": "Rien ne va plus",
+    "Burn a card": "Brûler une carte", "Deal": "Donner", "Card bet": "Pari sur une carte",
+    "a suit is cut": "une couleur est coupée",
+}
+
+PAGE = ModePage("roche", "modes/roche.html", context, bet_words=dict(BET_NAMES), french=FRENCH)
+GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=dict(BET_NAMES),
+                      french=FRENCH)

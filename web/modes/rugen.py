@@ -100,8 +100,18 @@ def capital_context(page: PageInput) -> dict:
             "house": {str(n): s for n, s in state.house.items()}}
 
 
+FRENCH = {
+    "Die": "Dé", "standard d20": "d20 ordinaire", "Rugen die": "dé de Rugen", "Point": "Point",
+    "Multiplier": "Multiplicateur", "Chain": "Chaîne", "Markers": "Marqueurs",
+    "Player price": "Prix joueur", "House price": "Prix de la maison",
+    "the house covers": "la maison couvre", "Pass the die": "Passer le dé",
+    "Side bet": "Pari annexe", "Group": "Groupe", "Number": "Numéro",
+    "the chain is broken": "la chaîne est rompue",
+}
+
 HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
-                      bet_words=dict(HOUSE_NAMES))
+                      bet_words=dict(HOUSE_NAMES), french=FRENCH)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
-                       holder=lambda page: page.state.shooter, holder_word="Shooter")
-CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context)
+                       holder=lambda page: page.state.shooter, holder_word="Shooter",
+                       french=FRENCH)
+CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context, french=FRENCH)
