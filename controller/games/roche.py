@@ -373,7 +373,8 @@ class Roche(Engine):
         if amount > held:
             raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {name} of "
                                  f"{amount} is more")
-        event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount},
+        event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
+                                     "pays": str(pays_of(state.settings, bet))},
                       (self.stake(player, bet.spot, amount),))
         return self.post(state, [event]), [event]
 

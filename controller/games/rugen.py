@@ -368,7 +368,9 @@ class HouseRugen(RugenEngine):
         if amount > held:
             raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {name} of "
                                  f"{amount} is more")
-        event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount},
+        day, night = (str(house_pays(state.settings, bet, h)) for h in HALVES)
+        event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
+                                     "pays": day if day == night else f"{day} Day, {night} Night"},
                       (self.stake(player, bet.spot, amount),))
         return self.post(state, [event]), [event]
 
@@ -855,6 +857,7 @@ STREET_MODE = Mode(
     simulate_ref="controller.odds.rugen:simulate_street",
     page_ref="web.modes.rugen:STREET_PAGE",
     result_words=RESULT_WORDS,
+    receipts=("bet-slip",),
 )
 
 CAPITAL_MODE = Mode(
@@ -864,4 +867,5 @@ CAPITAL_MODE = Mode(
     simulate_ref="controller.odds.rugen:simulate_capital",
     page_ref="web.modes.rugen:CAPITAL_PAGE",
     result_words=RESULT_WORDS,
+    receipts=("bet-slip",),
 )

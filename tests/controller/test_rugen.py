@@ -408,3 +408,18 @@ def test_seeded_play_agrees_with_the_exact_odds_within_3_standard_errors(mode, r
         assert abs(bet["z"]) <= 3, bet
     if mode == "street-rugen":
         assert report["bank"] == 0  # the players bet against each other
+
+
+def test_the_slips_say_the_pays_and_the_multiplier():
+    from controller.printqueue import slips_for
+    from hardware.receipts import render
+
+    _, events = play(C("bet", player="A", bet="center:3", amount=3),
+                     state=table("house-rugen", "A"))
+    (kind, data), = slips_for(events, 1, ["bet"])
+    assert data["pays"] == "7:3 Day, 6:3 Night"
+    street = table("street-rugen", "A", "B")
+    _, events = play(*rolls("3d"), C("bet", player="A", number=3, amount=8), state=street)
+    (kind, data), = slips_for(events, 2, ["bet"])
+    slip = render(kind, {**data, "table": "T", "time": "now"}, mode="street-rugen")
+    assert b"Multiplier" in slip and b"the whole pot" in slip
