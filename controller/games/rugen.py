@@ -588,7 +588,13 @@ class StreetRugen(RugenEngine):
             raise IllegalCommand(why)
         if state.phase == POINT:
             if not all(self.can_cover(state, n) for n in NUMBERS):
-                least = max(self.least_stake(state, "street", n) or 0 for n in NUMBERS)
+                stakes = {n: self.least_stake(state, "street", n) for n in NUMBERS}
+                if None in stakes.values():
+                    lo, hi = limits.limits(state.settings, "street")
+                    n = next(n for n, v in stakes.items() if v is None)
+                    raise IllegalCommand(f"the table's limits ({lo} to {hi}) admit no bet on "
+                                         f"{n}, a multiple of {BASE[n]}: widen them to play")
+                least = max(stakes.values())
                 raise IllegalCommand(f"the shooter must be able to bet on any point: "
                                      f"{state.shooter} needs at least {least} coins")
             event = Event("point", {**rolled.data, "shooter": state.shooter})

@@ -173,6 +173,8 @@ def test_the_shooter_who_wins_keeps_the_die_and_may_not_withdraw():
 def test_the_shooter_must_cover_any_point():
     state = table("street-rugen", "A", coins=7)
     refused(state, C("roll", face="2d"), "needs at least 8 coins")
+    state = table("street-rugen", "A", max_bet=7)
+    refused(state, C("roll", face="2d"), r"limits \(1 to 7\) admit no bet on 1")
 
 
 def test_side_bet_groups_play_the_same_chain_with_their_own_stakes():
