@@ -101,3 +101,16 @@ def test_capital_rugen_page_prices_and_the_house_cover(page_of):
     assert auth.command("bet", player="Ann", number=4, amount=3).status_code == 201
     assert auth.command("roll", face="1n").status_code == 201
     assert table.state.ledger.players()["Ann"] == 97
+
+
+def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, table):
+    html = client.get("/settings/").text
+    for mode in ("roche", "grand-roche", "street-rugen", "house-rugen", "capital-rugen"):
+        assert f"<option >{mode}</option>" in html
+    assert "games.capital-rugen.player_prices" in html
+    client.post("/settings/", data={"csrf_token": banker.token, "table.mode": "grand-roche",
+                                    "games.grand-roche.deck": "poker"})
+    assert client.post("/settings/apply", data={"csrf_token": banker.token}).status_code == 302
+    assert table.state.mode == "grand-roche" and table.state.settings["deck"] == "poker"
+    assert table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
+    assert 'option value="7H"' in client.get("/").text
