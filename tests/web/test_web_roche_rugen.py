@@ -40,6 +40,7 @@ def test_roche_page_layout_deal_by_hand_and_the_cut(page_of):
         assert auth.command("deal", card=card).status_code == 201
     html = auth.client.get("/table/panel").text
     assert 'id="last-cut"' in html and "Mages" in html
+    assert "Mages (2s) to cut" in html  # the settlement says the bet in words
     assert table.state.ledger.players()["Ann"] == 108
 
 

@@ -5,7 +5,7 @@ Until the card recognizer reads the deal, the banker deals by hand: a card from 
 
 from __future__ import annotations
 
-from controller.games.roche import BET_NAMES, CARD_BETS, RANKS, SUIT_NAMES, Bet
+from controller.games.roche import BET_NAMES, CARD_BETS, RANKS, SUIT_NAMES, Bet, load_deck
 from web.modes import ModePage, PageInput, reason
 
 
@@ -54,6 +54,23 @@ def context(page: PageInput) -> dict:
     }
 
 
+def _spot_words() -> dict[str, str]:
+    """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement."""
+    out = {"cavalry": "Cavalry"}
+    for rank in RANKS:
+        suit = f"{SUIT_NAMES[rank]} ({rank}s)"
+        out[Bet("cut", rank).spot] = f"{suit} to cut"
+        out[Bet("day", rank).spot] = f"{suit} all Day"
+        out[Bet("night", rank).spot] = f"{suit} all Night"
+        out[Bet("starlight", rank).spot] = f"Starlight on {suit}"
+    for card in load_deck("roche").cards:
+        for kind in CARD_BETS:
+            out[Bet(kind, card.rank, card.label).spot] = f"{BET_NAMES[kind]}: {card.label}"
+    return out
+
+
+BET_WORDS = _spot_words()
+
 FRENCH = {
     "Deck": "Paquet", "Phase": "Phase", "The deal": "La donne", "Cards dealt": "Cartes données",
     "Burned": "Brûlées", "Suits": "Couleurs", "Last cut": "Dernière coupe", "cards": "cartes",
@@ -62,6 +79,6 @@ FRENCH = {
     "a suit is cut": "une couleur est coupée",
 }
 
-PAGE = ModePage("roche", "modes/roche.html", context, bet_words=dict(BET_NAMES), french=FRENCH)
-GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=dict(BET_NAMES),
+PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS, french=FRENCH)
+GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
                       french=FRENCH)

@@ -110,8 +110,12 @@ FRENCH = {
 }
 
 HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
-                      bet_words=dict(HOUSE_NAMES), french=FRENCH)
+                      bet_words={HouseBet(k, n).spot: f"{HOUSE_NAMES[k]} on {n}"
+                                 for k in HOUSE_KINDS for n in NUMBERS}, french=FRENCH)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
+                       bet_words={f"street.{n}": f"{n} to break the chain" for n in NUMBERS},
                        french=FRENCH)
-CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context, french=FRENCH)
+CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
+                        bet_words={f"capital.{n}": f"{n} to break the chain" for n in NUMBERS},
+                        french=FRENCH)
