@@ -115,3 +115,10 @@ def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, tabl
     assert table.state.mode == "grand-roche" and table.state.settings["deck"] == "poker"
     assert table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
     assert 'option value="7H"' in client.get("/").text
+
+
+def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of):
+    auth, _ = page_of("street-rugen")
+    html = auth.client.get("/money/").text
+    assert "These bets favour the player at the house&#39;s pays: street:2, street:4" in html
+    assert "cavalry" in html and "chain-day:4" in html and "capital:3" in html
