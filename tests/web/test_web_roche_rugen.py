@@ -122,3 +122,26 @@ def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of)
     html = auth.client.get("/money/").text
     assert "These bets favour the player at the house&#39;s pays: street:2, street:4" in html
     assert "cavalry" in html and "chain-day:4" in html and "capital:3" in html
+
+
+def test_an_unsure_camera_reading_is_corrected_by_the_banker(make_app, auth, tmp_path):
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    table = open_table(tmp_path / "cam.sqlite3", mode="grand-roche", players=("Ann",),
+                       coins=100)
+    try:
+        door = LiveTable(table)
+        auth.client = make_app(table, live=door).test_client()
+        auth.setup()
+        assert auth.command("bet", player="Ann", bet="cut:2", amount=2).status_code == 201
+        pending = door.observe(Observation((Seen("KIN-6-DAY-03", 0.55, kind="card"),)))
+        html = auth.client.get("/table/panel").text
+        assert 'data-face="KIN-6-NIGHT-06"' in html  # its suit's cards offered first
+        response = auth.client.post("/api/live/confirm", json={
+            "pending": pending.id, "corrections": {"0": "MAGES-2-DAY-01"}},
+            headers={"X-CSRF-Token": auth.token})
+        assert response.status_code == 200, response.text
+        assert table.state.dealt == ("MAGES-2-DAY-01",) and table.state.phase == "dealing"
+    finally:
+        table.journal.close()

@@ -71,6 +71,15 @@ def _spot_words() -> dict[str, str]:
 
 BET_WORDS = _spot_words()
 
+
+def faces_for(label: str | None) -> list[str]:
+    """The cards the banker may tap for a card read as `label`: its deck's, its suit first."""
+    decks = [load_deck(name) for name in ("roche", "poker")]
+    deck = next((d for d in decks if label is not None and label.upper() in d.labels),
+                decks[0])
+    rank = deck.card(label).rank if label is not None and label.upper() in deck.labels else 0
+    return sorted(deck.labels, key=lambda c: deck.card(c).rank != rank)
+
 FRENCH = {
     "Deck": "Paquet", "Phase": "Phase", "The deal": "La donne", "Cards dealt": "Cartes données",
     "Burned": "Brûlées", "Suits": "Couleurs", "Last cut": "Dernière coupe", "cards": "cartes",
@@ -79,6 +88,7 @@ FRENCH = {
     "a suit is cut": "une couleur est coupée",
 }
 
-PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS, french=FRENCH)
+PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS,
+                faces_for=faces_for, french=FRENCH)
 GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
-                      french=FRENCH)
+                      faces_for=faces_for, french=FRENCH)

@@ -100,6 +100,14 @@ def capital_context(page: PageInput) -> dict:
             "house": {str(n): s for n, s in state.house.items()}}
 
 
+def faces_for(label: str | None) -> list[str]:
+    """What the banker may tap for a die read as `label`: a d20's numbers when it was read as
+    one, else the Rugen die's faces."""
+    if label is not None and label.isdigit():
+        return [str(n) for n in range(1, 21)]
+    return list(FACE_LABELS)
+
+
 FRENCH = {
     "Die": "Dé", "standard d20": "d20 ordinaire", "Rugen die": "dé de Rugen", "Point": "Point",
     "Multiplier": "Multiplicateur", "Chain": "Chaîne", "Markers": "Marqueurs",
@@ -111,11 +119,12 @@ FRENCH = {
 
 HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
                       bet_words={HouseBet(k, n).spot: f"{HOUSE_NAMES[k]} on {n}"
-                                 for k in HOUSE_KINDS for n in NUMBERS}, french=FRENCH)
+                                 for k in HOUSE_KINDS for n in NUMBERS},
+                      faces_for=faces_for, french=FRENCH)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
                        bet_words={f"street.{n}": f"{n} to break the chain" for n in NUMBERS},
-                       french=FRENCH)
+                       faces_for=faces_for, french=FRENCH)
 CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
                         bet_words={f"capital.{n}": f"{n} to break the chain" for n in NUMBERS},
-                        french=FRENCH)
+                        faces_for=faces_for, french=FRENCH)
