@@ -4,6 +4,7 @@ odd coin, passing, locks until the reshuffle, dead suits, stopping by agreement.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -217,3 +218,11 @@ def test_random_legal_play_keeps_money_and_cards(seed):
     for cmd in accepted:
         again, _ = ENGINE.apply(again, cmd)
     assert again == state
+
+
+def test_the_hand_history_replays_to_its_balances():
+    from test_rochi import replay_history
+
+    state = replay_history(Path(__file__).parents[1] / "histories"
+                           / "captains-rochi-fives-cut.jsonl", ENGINE)
+    assert state.ledger.players() == {"Ann": 96, "Bob": 104} and state.game is None
