@@ -24,15 +24,18 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE
 from controller.games.rochi import (
     RANK,
     SUITS,
     Felt,
     card_of,
+    new_cards,
     place,
     pot_of,
     pots,
+    try_reading,
 )
 from controller.ledger import Entry, player_account, pot_account
 from controller.settings import Setting
@@ -475,6 +478,34 @@ class CaptainsRochi(Engine):
         return state.replace(game=game), events
 
     # -- views and play ------------------------------------------------------------------------
+
+    def read(self, state: CaptainsState, observation, min_confidence: float = 0.9
+             ) -> Reading:
+        """The new card on the felt as a command: a seed card; on the first turn the first
+        player's play; a deal once the turn's player has played. Otherwise whether it was
+        played or dealt is the banker's to say."""
+        game = state.game
+        if game is None:
+            return Reading(problems=("no Captain's game is under way: start one, then the "
+                                     "seed cards are read",))
+        new, looking = new_cards(observation, game.known(), min_confidence)
+        if looking:
+            return looking
+        if not new:
+            return Reading(problems=("no new card on the table",))
+        if game.phase == "seeding":
+            return try_reading(self, state, [Command("deal", {"card": c}) for c in new], new)
+        if len(new) > 1:
+            return Reading(problems=(f"{len(new)} new cards ({', '.join(new)}): a turn "
+                                     "brings one at a time; enter them by hand",),
+                           faces={"new": ", ".join(new)})
+        if game.first_turn:
+            return try_reading(self, state, [Command("play", {"player": game.turn,
+                                                              "card": new[0]})], new)
+        if game.played and not game.dealt:
+            return try_reading(self, state, [Command("deal", {"card": new[0]})], new)
+        return Reading(problems=(f"{new[0]} came up in {game.turn}'s turn: played or dealt? "
+                                 "Choose on the page",), faces={"new": new[0]})
 
     def light(self, state: CaptainsState, events: tuple[Event, ...]) -> str:
         for event in events:

@@ -27,6 +27,7 @@ from typing import Any
 
 from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE, Card
 from controller.ledger import Entry, player_account, pot_account
 from controller.settings import Setting
@@ -247,6 +248,47 @@ def penalty_events(ledger, felt: Felt, suit: str, winner: str, payers: Iterable[
         return [], []
     return [Event("penalties-paid", {"winner": winner, "suit": suit, "penalties": rows},
                   tuple(entries))], rows
+
+
+def new_cards(observation, known: Iterable[str], min_confidence: float
+              ) -> tuple[list[str], Reading | None]:
+    """The cards on the felt the table has not seen yet, or the Reading that says why the
+    banker must look (a card read without confidence, a label that is no Roche card)."""
+    known = set(known)
+    uncertain, problems, new = [], [], []
+    for i, seen in enumerate(observation.objects):
+        if seen.kind == "obstruction":
+            problems.append("something covers the felt; clear it and look again")
+            continue
+        if seen.zone == "outside":
+            continue
+        if seen.label is None or seen.confidence < min_confidence:
+            uncertain.append(i)
+            continue
+        try:
+            card = card_of(seen.label)
+        except IllegalCommand as exc:
+            problems.append(str(exc))
+            continue
+        if card.label not in known:
+            new.append(card.label)
+    if uncertain or problems:
+        return new, Reading(problems=tuple(problems), uncertain=tuple(uncertain),
+                            faces={"new": ", ".join(new)})
+    return new, None
+
+
+def try_reading(engine: Engine, state: State, commands: list[Command], new: list[str]
+                ) -> Reading:
+    """The commands a reading means, each tried in turn: refused ones become the problem."""
+    faces = {"new": ", ".join(new)}
+    trial = state
+    for cmd in commands:
+        try:
+            trial, _ = engine.apply(trial, cmd)
+        except IllegalCommand as exc:
+            return Reading(problems=(str(exc),), faces=faces)
+    return Reading(tuple(commands), faces=faces)
 
 
 # -- Rochi -----------------------------------------------------------------------------------
@@ -686,6 +728,34 @@ class Rochi(Engine):
                                       if winner else list(players[:odd])}, entries)
 
     # -- views and play --------------------------------------------------------------------------
+
+    def read(self, state: RochiState, observation, min_confidence: float = 0.9) -> Reading:
+        """The new card on the felt as a command: a seed card or the deal-out's deal, or in
+        a turn a deal once the player has played; whether a card in a turn was played or
+        dealt is otherwise the banker's to say."""
+        hand = state.hand
+        if hand is None:
+            return Reading(problems=("no hand is under way: start a hand, then the seed cards "
+                                     "are read",))
+        new, looking = new_cards(observation, hand.seen, min_confidence)
+        if looking:
+            return looking
+        if not new:
+            return Reading(problems=("no new card on the table",))
+        if hand.phase == "seeding":
+            if len(new) > hand.seeds_left:
+                return Reading(problems=(f"{len(new)} new cards; {hand.seeds_left} seed cards "
+                                         "are still to come",), faces={"new": ", ".join(new)})
+            return try_reading(self, state, [Command("deal", {"card": c}) for c in new], new)
+        if len(new) > 1:
+            return Reading(problems=(f"{len(new)} new cards ({', '.join(new)}): a turn "
+                                     "brings one at a time; enter them by hand",),
+                           faces={"new": ", ".join(new)})
+        if hand.phase == "deal-out" or (hand.played and not hand.dealt):
+            return try_reading(self, state, [Command("deal", {"card": new[0]})], new)
+        return Reading(problems=(f"{new[0]} came up in {hand.turn}'s turn: did he play it "
+                                 "or deal it? Choose on the page",),
+                       faces={"new": new[0]})
 
     def light(self, state: RochiState, events: tuple[Event, ...]) -> str:
         for event in events:

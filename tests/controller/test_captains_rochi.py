@@ -226,3 +226,13 @@ def test_the_hand_history_replays_to_its_balances():
     state = replay_history(Path(__file__).parents[1] / "histories"
                            / "captains-rochi-fives-cut.jsonl", ENGINE)
     assert state.ledger.players() == {"Ann": 96, "Bob": 104} and state.game is None
+
+
+def test_the_first_turns_card_is_read_as_the_first_players_play():
+    from controller.games.observation import Observation, Seen
+
+    state = started()
+    reading = ENGINE.read(state, Observation(tuple(Seen(c, 0.99) for c in
+                                                   [*SEEDS, "KIN-6-DAY-02"])))
+    assert reading.ready and reading.commands[0].kind == "play"
+    assert reading.commands[0].args == {"player": "Ann", "card": "KIN-6-DAY-02"}

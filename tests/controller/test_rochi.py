@@ -467,3 +467,25 @@ def test_the_hand_history_of_the_seeds_example_replays_to_its_balances():
     state = replay_history(HISTORY, ENGINE)
     assert state.ledger.players() == {"Chance": 95, "Benedict": 99, "Aubrey": 106}
     assert state.rounds == 1 and not any(coins(state).get(s) for s in SUITS)
+
+
+def test_the_camera_reading_of_new_cards():
+    from controller.games.observation import Observation, Seen
+
+    def seen(*labels, confidence=0.99):
+        return Observation(tuple(Seen(lb, confidence) for lb in labels))
+
+    state = table("A", "B", "C")
+    assert "no hand" in ENGINE.read(state, seen("KIN-6-DAY-01")).problems[0]
+    state, _ = run(state, C("start-hand"))
+    reading = ENGINE.read(state, seen(*SEEDS[:2]))
+    assert reading.ready and [c.args["card"] for c in reading.commands] == SEEDS[:2]
+    assert ENGINE.read(state, seen("KIN-6-DAY-01", confidence=0.5)).uncertain == (0,)
+    assert "not a card" in ENGINE.read(state, seen("KIN-9-DAY-01")).problems[0]
+    state, _ = run(state, *(deal(c) for c in SEEDS))
+    # In a turn, a new card may be a play or a deal: the banker says which.
+    reading = ENGINE.read(state, seen(*SEEDS, "KIN-6-DAY-02"))
+    assert not reading.ready and "play it or deal it" in reading.problems[0]
+    state, _ = run(state, C("play", player="A", card="KIN-6-DAY-02"))
+    reading = ENGINE.read(state, seen(*SEEDS, "KIN-6-DAY-02", "VALOR-5-DAY-02"))
+    assert reading.ready and reading.commands[0].args == {"card": "VALOR-5-DAY-02"}
