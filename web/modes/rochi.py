@@ -1,0 +1,97 @@
+"""The pages of Rochi and Captain's Rochi: the six stacks (count, cut, price, owner, pot,
+ripe / dead / locked), each player's cards in hand and shields, and the cards the banker
+enters by hand (dealt from the deck, or played by the player whose turn it is) until the card
+recognizer reads them."""
+
+from __future__ import annotations
+
+from controller.games.roche_deck import ROCHE
+from web.modes import ModePage, PageInput, reason
+
+
+def _short(label: str) -> str:
+    """A card's button text: D3 for Day 3, N3 for Night 3."""
+    _, _, half, number = label.split("-")
+    return f"{half[0]}{int(number)}"
+
+
+def _cards(page: PageInput, game: dict, turn: str | None, first_turn: bool = False) -> list:
+    """Per suit, the cards the banker may enter: each with its deal and play commands and
+    the reason either would be refused now."""
+    engine, state = page.engine, page.state
+    rows = []
+    for suit in ROCHE.suits:
+        cards = []
+        for label in ROCHE.of_suit(suit.key):
+            deal = {"kind": "deal", "card": label}
+            play = {"kind": "play", "player": turn, "card": label} if turn else None
+            cards.append({
+                "label": label, "short": _short(label),
+                "deal": deal, "deal_reason": reason(engine, state, "deal", card=label),
+                "play": play, "play_reason": (reason(engine, state, "play", player=turn,
+                                                     card=label) if turn else "no one's turn"),
+            })
+        rows.append({"suit": suit.key, "title": suit.title, "cards": cards})
+    return rows
+
+
+def _players(page: PageInput, game: dict | None) -> list:
+    view = page.view
+    out = []
+    for p in (game or {}).get("players", []):
+        out.append({"player": p, "held": game["held"][p], "shields": game["shields"][p],
+                    "folded": p in game.get("folded", []),
+                    "had_turn": p in game.get("had_turn", game.get("players", [])),
+                    "turn": p == game.get("turn"), "balance": view["balances"].get(p, 0),
+                    "owns": [s["suit"] for s in view["suits"] if s["owner"] == p]})
+    return out
+
+
+def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) -> list:
+    out = []
+    for kind, words in kinds:
+        args = {"player": turn} if kind in ("end-turn", "fold", "pass") else {}
+        if kind in ("end-turn", "fold", "pass") and not turn:
+            continue
+        out.append({"command": {"kind": kind, **args}, "words": words,
+                    "reason": reason(page.engine, page.state, kind, **args)})
+    return out
+
+
+def rochi_context(page: PageInput) -> dict:
+    view = page.view
+    hand = view["hand"]
+    turn = hand["turn"] if hand else None
+    return {
+        "captains": False, "suits": view["suits"], "game": hand, "turn": turn,
+        "leader": view["leader"], "last_hand": view["last_hand"], "owed": view["owed"],
+        "players": _players(page, hand), "cards": _cards(page, hand, turn) if hand else [],
+        "actions": _actions(page, [("start-hand", "Deal a hand"), ("last-hand", "Last Hand"),
+                                   ("end-turn", "End the turn"), ("fold", "Fold")], turn),
+        "result": view["last_result"],
+    }
+
+
+def captains_context(page: PageInput) -> dict:
+    view = page.view
+    game = view["game"]
+    turn = game["turn"] if game else None
+    return {
+        "captains": True, "suits": view["suits"], "game": game, "turn": turn,
+        "leader": view["leader"], "odd_pot": view["odd_pot"],
+        "players": _players(page, game), "cards": _cards(page, game, turn) if game else [],
+        "actions": _actions(page, [("start-game", "Start a game"), ("end-turn", "End the turn"),
+                                   ("pass", "Pass"), ("stop", "Stop and divide the pots")],
+                            turn),
+        "odd": [{"player": p, "suits": [{"command": {"kind": "odd-coin", "player": p,
+                                                     "pot": s.key}, "title": s.title}
+                                        for s in ROCHE.suits]}
+                for p in (game or {}).get("odd", {})],
+    }
+
+
+ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
+                      holder=lambda page: page.state.leader, holder_word="Leader")
+CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
+                         holder=lambda page: page.state.game.turn if page.state.game else None,
+                         holder_word="Turn")
