@@ -6,7 +6,21 @@ recognizer reads them."""
 from __future__ import annotations
 
 from controller.games.roche_deck import ROCHE
+from controller.odds.rochi import from_table
 from web.modes import ModePage, PageInput, reason
+
+
+def _next_cut(view: dict, seen: list[str], deck: int) -> dict[str, float]:
+    """Each open suit's chance to be the next the deck cuts (percent), for the odds column."""
+    stacks = {s["suit"]: s["count"] for s in view["suits"]}
+    locked = [s["suit"] for s in view["suits"] if s["locked"]]
+    if not deck:
+        return {}
+    try:
+        chances = from_table(stacks, locked, seen, deck)["next_cut"]
+    except ValueError:
+        return {}
+    return {s: round(100 * float(p), 1) for s, p in chances.items()}
 
 
 def _short(label: str) -> str:
@@ -15,7 +29,7 @@ def _short(label: str) -> str:
     return f"{half[0]}{int(number)}"
 
 
-def _cards(page: PageInput, game: dict, turn: str | None, first_turn: bool = False) -> list:
+def _cards(page: PageInput, turn: str | None) -> list:
     """Per suit, the cards the banker may enter: each with its deal and play commands and
     the reason either would be refused now."""
     engine, state = page.engine, page.state
@@ -65,10 +79,11 @@ def rochi_context(page: PageInput) -> dict:
     return {
         "captains": False, "suits": view["suits"], "game": hand, "turn": turn,
         "leader": view["leader"], "last_hand": view["last_hand"], "owed": view["owed"],
-        "players": _players(page, hand), "cards": _cards(page, hand, turn) if hand else [],
+        "players": _players(page, hand), "cards": _cards(page, turn) if hand else [],
         "actions": _actions(page, [("start-hand", "Deal a hand"), ("last-hand", "Last Hand"),
                                    ("end-turn", "End the turn"), ("fold", "Fold")], turn),
         "result": view["last_result"],
+        "next_cut": _next_cut(view, list(page.state.hand.seen), hand["deck"]) if hand else {},
     }
 
 
@@ -79,7 +94,7 @@ def captains_context(page: PageInput) -> dict:
     return {
         "captains": True, "suits": view["suits"], "game": game, "turn": turn,
         "leader": view["leader"], "odd_pot": view["odd_pot"],
-        "players": _players(page, game), "cards": _cards(page, game, turn) if game else [],
+        "players": _players(page, game), "cards": _cards(page, turn) if game else [],
         "actions": _actions(page, [("start-game", "Start a game"), ("end-turn", "End the turn"),
                                    ("pass", "Pass"), ("stop", "Stop and divide the pots")],
                             turn),
@@ -87,6 +102,7 @@ def captains_context(page: PageInput) -> dict:
                                                      "pot": s.key}, "title": s.title}
                                         for s in ROCHE.suits]}
                 for p in (game or {}).get("odd", {})],
+        "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
     }
 
 
