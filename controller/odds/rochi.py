@@ -110,3 +110,57 @@ def odds_text(report: dict) -> list[str]:
     lines.append(f"expected penalty per opponent who has had a turn: "
                  f"{report['expected_penalty']:.3f}")
     return lines
+
+
+#: `feltbank simulate rochi --strategy`: "deal-only" (every player deals and never plays, so
+#: the first suit to cut is the deck's; checks `cut_first`), "random" (random legal play).
+STRATEGIES = ("deal-only", "random")
+
+
+def simulate(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str):
+    """`turns` hands of Rochi at a table of four through the real engine (a
+    controller.simulate.Run): how often each suit is the first to cut, beside the exact
+    chance, and how hands end."""
+    from controller.games.base import Command
+    from controller.games.rochi import Rochi
+    from controller.simulate import COINS, Run, Tally
+
+    engine = Rochi()
+    state = engine.new_state(settings or {})
+    for p in ("P1", "P2", "P3", "P4"):
+        state, _ = engine.apply(state, Command("join", {"player": p}))
+        state, _ = engine.apply(state, Command("buy-in", {"player": p, "amount": COINS}))
+    first = {s: Tally() for s in SUITS}
+    won = Tally()
+    for _ in range(turns):
+        state, _ = engine.apply(state, Command("start-hand", {}))
+        cut = None
+        while state.hand is not None:
+            if strategy == "deal-only" or state.hand.phase != "turns":
+                cmd = engine.chance_step(state, rng)
+            else:
+                cmd = engine.random_command(state, rng)
+                if cmd.kind in ("start-hand", "last-hand", "buy-in"):
+                    cmd = engine.chance_step(state, rng)
+            state, events = engine.apply(state, cmd)
+            for e in events:
+                if e.kind == "dealt" and e.data.get("cut") and cut is None:
+                    cut = e.data["suit"]
+                if e.kind == "hand-ended":
+                    won.add(float(e.data["result"] == "won"))
+            if strategy == "deal-only" and state.hand and state.hand.phase == "turns" \
+                    and state.hand.dealt:
+                state, _ = engine.apply(state, Command("end-turn",
+                                                       {"player": state.hand.turn}))
+        for s in SUITS:
+            first[s].add(float(cut == s))
+
+    def extra(report: dict) -> dict:
+        exact = {row["suit"]: row["cut_first"] for row in report["suits"]}
+        return {"strategy": strategy, "hands_won": won.mean,
+                "first_cut": {s: {"empirical": first[s].mean, "se": first[s].se,
+                                  "exact": exact[s]} for s in SUITS}}
+
+    return Run({**{f"first-cut-{s}": t for s, t in first.items()}, "hand-won": won}, state,
+               exact=lambda report: {}, extra=extra,
+               not_bets=(*(f"first-cut-{s}" for s in SUITS), "hand-won"))
