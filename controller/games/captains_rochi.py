@@ -203,6 +203,9 @@ class CaptainsRochi(Engine):
         game = self._game(state)
         card = self._possible(game, cmd.args["card"])
         who = cmd.args.get("player")
+        if not game.deck:
+            raise IllegalCommand("the deck is empty even after the reshuffle (every other card "
+                                 "is on the table or in a hand): play a card or pass")
         events: list[Event] = []
         if game.phase == "turns":
             if game.first_turn:
