@@ -408,7 +408,7 @@ class CaptainsRochi(Engine):
                                           "ante"))
         row = {"player": loser, "shields": shields, "due": to_winner + odd, "paid": paid,
                "odd": odd_paid, "shortfall": to_winner + odd - paid - odd_paid}
-        event = Event("cut", {"result": "won", "winner": winner, "loser": loser, "suit": suit,
+        event = Event("round-ended", {"result": "cut", "winner": winner, "loser": loser, "suit": suit,
                               "pot": taken, "penalties": [row], "ante": ante,
                               "ante_shortfall": 1 - ante}, tuple(entries))
         state = self.post(state, [event])
@@ -512,7 +512,7 @@ class CaptainsRochi(Engine):
 
     def light(self, state: CaptainsState, events: tuple[Event, ...]) -> str:
         for event in events:
-            if event.kind == "cut":
+            if event.kind == "round-ended":
                 return "win"
         return super().light(state, events)
 

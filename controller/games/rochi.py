@@ -37,6 +37,11 @@ Handled = tuple[State, list[Event]]
 SUITS: tuple[str, ...] = tuple(s.key for s in ROCHE.suits)
 RANK: dict[str, int] = {s.key: s.rank for s in ROCHE.suits}
 HAND_SIZE = 5
+#: How a hand ends: the `result` of its `round-ended` event, in words for the dashboard.
+RESULT_WORDS = {"cut": "the suit cut: its owner wins",
+                "last-standing": "the last player standing wins",
+                "no-winner": "no one wins the hand"}
+NO_WINNER = "no-winner"
 #: Rochi is played by 3 to 6; fewer than six seed two cards per missing player.
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 
@@ -684,18 +689,18 @@ class Rochi(Engine):
         pen_events, rows = penalty_events(state.ledger, hand.felt, suit, winner, payers)
         state = self.post(state, pen_events)
         events += pen_events
-        result = {"result": "won", "winner": winner, "suit": suit, "how": how, "pot": pot,
+        result = {"result": how, "winner": winner, "suit": suit, "pot": pot,
                   "penalties": rows}
         return self._end_hand(state, result, events)
 
     def _no_winner(self, state: RochiState, why: str, first: list[Event]) -> Handled:
-        return self._end_hand(state, {"result": "no-winner", "winner": None, "why": why},
+        return self._end_hand(state, {"result": NO_WINNER, "winner": None, "why": why},
                               list(first))
 
     def _end_hand(self, state: RochiState, result: dict, events: list[Event]) -> Handled:
         hand = state.hand
         assert hand is not None
-        events.append(Event("hand-ended", {**result, "players": list(hand.players),
+        events.append(Event("round-ended", {**result, "players": list(hand.players),
                                            "folded": sorted(hand.folded)}))
         if hand.last:
             division = self._divide(state, hand, result.get("winner"))
@@ -759,8 +764,8 @@ class Rochi(Engine):
 
     def light(self, state: RochiState, events: tuple[Event, ...]) -> str:
         for event in events:
-            if event.kind == "hand-ended":
-                return "win" if event.data["result"] == "won" else "loss"
+            if event.kind == "round-ended":
+                return "loss" if event.data["result"] == NO_WINNER else "win"
         return super().light(state, events)
 
     def view(self, state: RochiState) -> dict:

@@ -146,8 +146,8 @@ def simulate(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str)
             for e in events:
                 if e.kind == "dealt" and e.data.get("cut") and cut is None:
                     cut = e.data["suit"]
-                if e.kind == "hand-ended":
-                    won.add(float(e.data["result"] == "won"))
+                if e.kind == "round-ended":
+                    won.add(float(e.data["result"] != "no-winner"))
             if strategy == "deal-only" and state.hand and state.hand.phase == "turns" \
                     and state.hand.dealt:
                 state, _ = engine.apply(state, Command("end-turn",

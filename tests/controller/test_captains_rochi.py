@@ -109,7 +109,7 @@ def test_the_fives_cut_against_a_single_shield():
     state, ev = run(state, C("play", player="Bob", card="VALOR-5-NIGHT-01"))
     assert ev[0].data["shield_of"] == "Ann" and ev[0].data["price"] == 4
     state, ev = run(state, deal("VALOR-5-NIGHT-02", player="Bob"))
-    cut = next(e for e in ev if e.kind == "cut")
+    cut = next(e for e in ev if e.kind == "round-ended")
     assert cut.data["winner"] == "Bob" and cut.data["loser"] == "Ann"
     assert cut.data["penalties"] == [{"player": "Ann", "shields": 1, "due": 3, "paid": 2,
                                       "odd": 1, "shortfall": 0}]
