@@ -27,7 +27,9 @@ from controller.games.base import Arg, Command, Engine, Event, State, command
 from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE
 from controller.games.rochi import (
+    CUT,
     RANK,
+    RESULT_WORDS,
     SUITS,
     Felt,
     card_of,
@@ -38,6 +40,7 @@ from controller.games.rochi import (
     try_reading,
 )
 from controller.ledger import Entry, player_account, pot_account
+from controller.modes import Mode
 from controller.settings import Setting
 
 Handled = tuple[State, list[Event]]
@@ -47,6 +50,8 @@ SEEDS = 8
 ANTE = 1
 #: Odd penalty coins wait here until the loser names the pot they go to.
 ODD_POT = pot_account("rochi-odd")
+#: How a game ends (its `game-ended` event's `result`).
+STOPPED, DROPPED_OUT = "game-stopped", "game-dropped-out"
 
 
 def captains_penalty(rank: int, shields: int) -> tuple[int, int]:
@@ -356,7 +361,7 @@ class CaptainsRochi(Engine):
         legs = [(a, -c) for a, c in in_pots.items()]
         legs += [(player_account(p), c) for p, c in gets.items() if c]
         entries = (Entry("pot", tuple(legs), "pots divided"),) if total else ()
-        event = Event("game-ended", {"result": "stopped", "total": total, "shares": gets,
+        event = Event("game-ended", {"result": STOPPED, "total": total, "shares": gets,
                                      "odd_to": odd_to if odd else None}, entries)
         return self.post(state, [event]).replace(game=None), [event]
 
@@ -367,7 +372,7 @@ class CaptainsRochi(Engine):
         player = cmd.args["player"]
         if player not in game.players:
             raise IllegalCommand(f"{player} is not playing this game")
-        return state.replace(game=None), [Event("game-ended", {"result": "dropped-out",
+        return state.replace(game=None), [Event("game-ended", {"result": DROPPED_OUT,
                                                                "player": player})]
 
     # -- the cut, drawing and reshuffling ---------------------------------------------------------
@@ -408,7 +413,7 @@ class CaptainsRochi(Engine):
                                           "ante"))
         row = {"player": loser, "shields": shields, "due": to_winner + odd, "paid": paid,
                "odd": odd_paid, "shortfall": to_winner + odd - paid - odd_paid}
-        event = Event("round-ended", {"result": "cut", "winner": winner, "loser": loser, "suit": suit,
+        event = Event("round-ended", {"result": CUT, "winner": winner, "loser": loser, "suit": suit,
                               "pot": taken, "penalties": [row], "ante": ante,
                               "ante_shortfall": 1 - ante}, tuple(entries))
         state = self.post(state, [event])
@@ -591,3 +596,15 @@ class CaptainsRochi(Engine):
         if game.played or game.dealt:
             return Command("end-turn", {"player": p})
         return self.chance_step(state, rng)
+
+
+MODE = Mode(
+    engine=CaptainsRochi(),
+    equipment="roche",
+    odds_ref="controller.odds.rochi:odds",
+    odds_text_ref="controller.odds.rochi:odds_text",
+    page_ref="web.modes.rochi:CAPTAINS_PAGE",
+    result_words={CUT: RESULT_WORDS[CUT],
+                  STOPPED: "the players stop and divide the pots",
+                  DROPPED_OUT: "a player drops out; the pots stay"},
+)

@@ -1,4 +1,4 @@
-"""The printed Roche deck as data (decks/roche.json): six suits, 54 distinct cards.
+"""The printed Roche deck as data (equipment/roche.json): six suits, 54 distinct cards.
 
 Suit sizes are twice their rank (Mages 4 ... Commons 14); each suit is half Day, half Night.
 A card's label reads `SUIT-RANK-DAY|NIGHT-NN`, e.g. `KIN-6-DAY-03`, as the recognizer names it.
@@ -6,10 +6,9 @@ A card's label reads `SUIT-RANK-DAY|NIGHT-NN`, e.g. `KIN-6-DAY-03`, as the recog
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
 
+import equipment
 from controller.errors import IllegalCommand
 
 
@@ -79,9 +78,10 @@ _LABELS: dict[str, dict[str, Card]] = {}
 
 
 def load(name: str = "roche") -> Deck:
-    """The deck `name` from controller/games/decks/NAME.json."""
-    data = json.loads(resources.files("controller.games").joinpath(f"decks/{name}.json")
-                      .read_text(encoding="utf-8"))
+    """The deck `name` from equipment/NAME.json."""
+    data = equipment.load(name)
+    if data["kind"] != "deck":
+        raise ValueError(f"equipment/{name}.json is {data['kind']}, not a deck")
     suits = tuple(Suit(s["key"], s["suit"], s["rank"]) for s in data["suits"])
     keys = {s.title: s.key for s in suits}
     cards = tuple(Card(c["label"], keys[c["suit"]], c["rank"], c["half"], c["name"])

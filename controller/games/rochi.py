@@ -30,6 +30,7 @@ from controller.games.base import Arg, Command, Engine, Event, State, command
 from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE, Card
 from controller.ledger import Entry, player_account, pot_account
+from controller.modes import Mode
 from controller.settings import Setting
 
 Handled = tuple[State, list[Event]]
@@ -38,10 +39,12 @@ SUITS: tuple[str, ...] = tuple(s.key for s in ROCHE.suits)
 RANK: dict[str, int] = {s.key: s.rank for s in ROCHE.suits}
 HAND_SIZE = 5
 #: How a hand ends: the `result` of its `round-ended` event, in words for the dashboard.
-RESULT_WORDS = {"cut": "the suit cut: its owner wins",
-                "last-standing": "the last player standing wins",
-                "no-winner": "no one wins the hand"}
-NO_WINNER = "no-winner"
+RESULT_WORDS = {"cut-owner-wins": "the suit cut: its owner wins",
+                "last-player-standing": "the last player standing wins",
+                "hand-no-winner": "no one wins the hand"}
+NO_WINNER = "hand-no-winner"
+CUT = "cut-owner-wins"
+LAST_STANDING = "last-player-standing"
 #: Rochi is played by 3 to 6; fewer than six seed two cards per missing player.
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 
@@ -568,7 +571,7 @@ class Rochi(Engine):
             data["cut"] = True
         events.append(Event("dealt", data))
         if cut and owner is not None:
-            return self._win(state.replace(hand=hand), card.suit, owner, "cut", events)
+            return self._win(state.replace(hand=hand), card.suit, owner, CUT, events)
         if cut:
             hand = _replace(hand, felt=felt.lock(card.suit))
             events.append(Event("locked", {"suit": card.suit, "by": "seed" if data.get("seed")
@@ -651,7 +654,7 @@ class Rochi(Engine):
             owned = hand.felt.owned_by(last)
             if len(owned) == 1:
                 events.append(Event("last-standing", {"player": last, "suits": owned}))
-                return self._win(state.replace(hand=hand), owned[0], last, "last-standing",
+                return self._win(state.replace(hand=hand), owned[0], last, LAST_STANDING,
                                  events)
             if not owned:
                 return self._no_winner(state.replace(hand=hand),
@@ -841,3 +844,15 @@ class Rochi(Engine):
         if not hand.dealt and r < 0.9:
             return Command("deal", {"card": rng.choice(self.unseen(state)), "player": p})
         return Command("end-turn", {"player": p})
+
+
+MODE = Mode(
+    engine=Rochi(),
+    equipment="roche",
+    odds_ref="controller.odds.rochi:odds",
+    odds_text_ref="controller.odds.rochi:odds_text",
+    simulate_ref="controller.odds.rochi:simulate",
+    strategies=("deal-only", "random"),
+    page_ref="web.modes.rochi:ROCHI_PAGE",
+    result_words=RESULT_WORDS,
+)

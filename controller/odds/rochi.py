@@ -92,11 +92,17 @@ def odds(settings: Mapping[str, Any]) -> dict:
         suits.append({"suit": s, "title": ROCHE.suit(s).title, "rank": RANK[s],
                       "cards": 2 * RANK[s], "cut_first": float(p), "cut_first_exact": str(p),
                       "penalty": RANK[s]})
-    return {"mode": "rochi", "title": "Rochi",
+    bets = [{"id": f"first-cut-{row['suit']}", "pays": "none", "probability": row["cut_first"],
+             "probability_exact": row["cut_first_exact"], "house_edge": 0.0,
+             "house_edge_exact": "0"} for row in suits]
+    return {"game": "rochi", "title": "Rochi",
             "about": "no house bets: the chance each suit is the first the deck cuts when "
                      "only the deck is dealt (the same for any number of players: the hands "
                      "are a random part of the unseen cards), and its penalty (the rank)",
-            "suits": suits,
+            "notes": ["Rochi has no house: the players pay each other and the pots, so no "
+                      "row has a house edge. 'first-cut-SUIT' is the chance the deck cuts "
+                      "SUIT first."],
+            "suits": suits, "bets": bets,
             "expected_penalty": float(sum(RANK[s] * fresh["next_cut"][s] for s in SUITS))}
 
 
@@ -147,7 +153,7 @@ def simulate(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str)
                 if e.kind == "dealt" and e.data.get("cut") and cut is None:
                     cut = e.data["suit"]
                 if e.kind == "round-ended":
-                    won.add(float(e.data["result"] != "no-winner"))
+                    won.add(float(e.data["result"] != "hand-no-winner"))
             if strategy == "deal-only" and state.hand and state.hand.phase == "turns" \
                     and state.hand.dealt:
                 state, _ = engine.apply(state, Command("end-turn",
@@ -161,6 +167,11 @@ def simulate(turns: int, rng, settings: Mapping[str, Any] | None, strategy: str)
                 "first_cut": {s: {"empirical": first[s].mean, "se": first[s].se,
                                   "exact": exact[s]} for s in SUITS}}
 
-    return Run({**{f"first-cut-{s}": t for s, t in first.items()}, "hand-won": won}, state,
-               exact=lambda report: {}, extra=extra,
-               not_bets=(*(f"first-cut-{s}" for s in SUITS), "hand-won"))
+    # The report's rows are the first-cut chances; a row's "edge" is minus its frequency, so
+    # the simulation's z-score compares the frequency with the exact chance.
+    def exact(report: dict) -> dict[str, Fraction]:
+        return {f"first-cut-{row['suit']}": -Fraction(row["cut_first_exact"])
+                for row in report["suits"]}
+
+    tallies = {**{f"first-cut-{s}": t for s, t in first.items()}, "hand-won": won}
+    return Run(tallies, state, exact=exact, extra=extra, not_bets=("hand-won",))

@@ -183,7 +183,7 @@ def test_only_the_two_in_the_game_act():
     refused(state, C("play", player="Bob", card="KIN-6-DAY-02"), "not playing this game")
     refused(state, C("join", player="Dee"), "between rounds")
     state, ev = run(state, C("drop-out", player="Ann"))
-    assert ev[0].data == {"result": "dropped-out", "player": "Ann"} and state.game is None
+    assert ev[0].data == {"result": "game-dropped-out", "player": "Ann"} and state.game is None
 
 
 @settings(max_examples=15, deadline=None)

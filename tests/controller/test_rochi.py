@@ -238,7 +238,7 @@ def test_a_fold_returns_tokens_and_discards_shields():
     # B is the last player standing and owns exactly one suit: Kin wins at once.
     ended = next(e for e in ev if e.kind == "round-ended")
     assert ended.data["winner"] == "B" and ended.data["suit"] == "kin"
-    assert ended.data["result"] == "last-standing" and ended.data["penalties"] == []
+    assert ended.data["result"] == "last-player-standing" and ended.data["penalties"] == []
     assert coins(state) == {"A": 98, "B": 100, "C": 100, "realm": 2}
 
 
@@ -246,7 +246,7 @@ def test_the_last_player_standing_with_no_suit_ends_the_hand_with_no_winner():
     state = seeded("A", "B", "C")
     state, ev = run(state, C("fold", player="A"), C("fold", player="B"))
     ended = ev[-2]
-    assert ended.data["result"] == "no-winner" and state.hand is None
+    assert ended.data["result"] == "hand-no-winner" and state.hand is None
     assert ENGINE.light(state, tuple(ev)) == "loss"
 
 
@@ -280,7 +280,7 @@ def test_the_deck_running_out_ends_the_hand_with_no_winner():
         if state.hand is not None:
             state, ev = run(state, end(p))
     ended = next(e for e in events if e.kind == "round-ended")
-    assert ended.data["result"] == "no-winner" and "deck ran out" in ended.data["why"]
+    assert ended.data["result"] == "hand-no-winner" and "deck ran out" in ended.data["why"]
     assert sum(1 for e in events if e.kind == "dealt") == 24
 
 

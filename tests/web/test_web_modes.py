@@ -49,7 +49,7 @@ def test_the_dashboard_plays_the_mode(name, tmp_path, make_app, auth):
             response = auth.command(step.command.kind, **args)
             assert response.status_code == 201, (step.command, response.text)
             panel = html_lib.unescape(client.get("/table/panel").text)
-            settled = any(e.kind == "bet-settled" for e in step.events)
+            settled = any(e.kind in ("bet-settled", "round-ended") for e in step.events)
             for event in step.events:
                 if settled and event.kind.endswith("-ended") and "result" in event.data:
                     ended += 1

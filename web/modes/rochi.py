@@ -106,12 +106,6 @@ def captains_context(page: PageInput) -> dict:
     }
 
 
-ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
-                      holder=lambda page: page.state.leader, holder_word="Leader")
-CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
-                         holder=lambda page: page.state.game.turn if page.state.game else None,
-                         holder_word="Turn")
-
 #: The page's words in French (the shared ones are in web/i18n.py).
 FRENCH = {
     "Leader": "Meneur", "Turn": "Tour", "Deck": "Paquet", "Seed cards to deal":
@@ -132,4 +126,14 @@ FRENCH = {
     "the suit cut: its owner wins": "la couleur a coupé : son propriétaire gagne",
     "the last player standing wins": "le dernier joueur en lice gagne",
     "no one wins the hand": "personne ne gagne la main",
+    "the players stop and divide the pots": "les joueurs arrêtent et partagent les pots",
+    "a player drops out; the pots stay": "un joueur abandonne ; les pots restent",
 }
+
+
+ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
+                      holder=lambda page: page.state.leader, holder_word="Leader",
+                      french=FRENCH)
+CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
+                         holder=lambda page: page.state.game.turn if page.state.game else None,
+                         holder_word="Turn", french=FRENCH)
