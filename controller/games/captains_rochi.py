@@ -18,6 +18,7 @@ A cut is this mode's round (`rounds` counts them). Rulings: docs/rules/captains-
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from dataclasses import replace as _replace
 from typing import Any
@@ -37,6 +38,7 @@ from controller.games.rochi import (
     place,
     pot_of,
     pots,
+    settlement,
     try_reading,
 )
 from controller.ledger import Entry, player_account, pot_account
@@ -110,6 +112,8 @@ class CaptainsState(State):
     #: Who moves first in the next game.
     leader: str | None = None
     game: Game | None = None
+    #: How the last cut was settled (for the table view).
+    last_result: Mapping[str, Any] | None = None
 
 
 class CaptainsRochi(Engine):
@@ -424,7 +428,8 @@ class CaptainsRochi(Engine):
         events = [event]
         game, drawn = self._draw(game)
         events += drawn
-        return state.replace(game=game, rounds=state.rounds + 1), events
+        return state.replace(game=game, rounds=state.rounds + 1,
+                             last_result=settlement(event.data, ())), events
 
     @staticmethod
     def _discard_suit(game: Game, suit: str) -> Game:
@@ -528,6 +533,7 @@ class CaptainsRochi(Engine):
         felt = game.felt if game else Felt()
         known = game.known() if game else []
         out.update(leader=state.leader, pots=in_pots,
+                   last_result=dict(state.last_result) if state.last_result else None,
                    odd_pot=state.ledger.balance(ODD_POT),
                    suits=[felt.suit_view(s, known, in_pots[s]) for s in SUITS], game=None)
         if game:

@@ -235,6 +235,18 @@ def check_possible(card: str, seen: Iterable[str]) -> Card:
     return found
 
 
+def settlement(result: Mapping[str, Any], events: Iterable[Event]) -> dict:
+    """How a round was settled, for the table view: the result, winner, suit, pot and each
+    penalty (and a Last Hand's shares)."""
+    out = {k: result.get(k) for k in ("result", "winner", "loser", "suit", "pot")
+           if result.get(k) is not None}
+    out["penalties"] = [dict(r) for r in result.get("penalties", ())]
+    for e in events:
+        if e.kind == "pots-divided":
+            out["shares"] = dict(e.data["shares"])
+    return out
+
+
 def penalty_events(ledger, felt: Felt, suit: str, winner: str, payers: Iterable[str]
                    ) -> tuple[list[Event], list[dict]]:
     """Each payer's penalty to `winner` (shields counted); a penalty larger than the balance
@@ -713,8 +725,7 @@ class Rochi(Engine):
         events.append(Event("button", {"leader": leader}))
         return state.replace(hand=None, leader=leader, rounds=state.rounds + 1,
                              last_hand=False if hand.last else state.last_hand,
-                             last_result={"winner": result.get("winner"),
-                                          "suit": result.get("suit")}), events
+                             last_result=settlement(result, events)), events
 
     def _divide(self, state: RochiState, hand: Hand, winner: str | None) -> Event:
         """The Last Hand: every pot combined and divided among all the hand's players; the

@@ -103,6 +103,7 @@ def captains_context(page: PageInput) -> dict:
                                         for s in ROCHE.suits]}
                 for p in (game or {}).get("odd", {})],
         "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
+        "result": view["last_result"],
     }
 
 
@@ -128,6 +129,9 @@ FRENCH = {
     "no one wins the hand": "personne ne gagne la main",
     "the players stop and divide the pots": "les joueurs arrêtent et partagent les pots",
     "a player drops out; the pots stay": "un joueur abandonne ; les pots restent",
+    "Last settlement": "Dernier règlement", "Winner": "Gagnant", "Penalty": "Pénalité",
+    "due": "dû", "short": "manque", "shields": "boucliers", "Last Hand shares":
+    "Parts de la dernière main", "no winner": "pas de gagnant",
 }
 
 
