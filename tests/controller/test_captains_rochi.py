@@ -221,10 +221,9 @@ def test_random_legal_play_keeps_money_and_cards(seed):
 
 
 def test_the_hand_history_replays_to_its_balances():
-    from test_rochi import replay_history
+    from controller.history import replay
 
-    state = replay_history(Path(__file__).parents[1] / "histories"
-                           / "captains-rochi-fives-cut.jsonl", ENGINE)
+    state = replay(Path(__file__).parents[1] / "histories" / "captains-rochi-fives-cut.jsonl")
     assert state.ledger.players() == {"Ann": 96, "Bob": 104} and state.game is None
 
 

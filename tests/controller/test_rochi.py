@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from controller.errors import IllegalCommand
 from controller.games.base import Command
 from controller.games.rochi import SUITS, Rochi, joining_fee, marker_value, penalty, pot_of
-from controller.history import read_history
+from controller.history import replay
 from controller.ledger import CASHIER
 
 ENGINE = Rochi()
@@ -451,20 +451,8 @@ def test_random_legal_play_keeps_the_money_and_the_rules(seed, players):
 HISTORY = Path(__file__).parents[1] / "histories" / "rochi-buying-the-sixes.jsonl"
 
 
-def replay_history(path, engine):
-    """A hand history run through `engine` (its 'open' line opens a fresh table)."""
-    state = None
-    for line in read_history(path):
-        if line.command.kind == "open":
-            assert line.command.args["mode"] == engine.name
-            state = engine.new_state(line.command.args.get("settings", {}))
-            continue
-        state, _ = engine.apply(state, line.command)
-    return state
-
-
 def test_the_hand_history_of_the_seeds_example_replays_to_its_balances():
-    state = replay_history(HISTORY, ENGINE)
+    state = replay(HISTORY)  # what `feltbank replay` runs
     assert state.ledger.players() == {"Chance": 95, "Benedict": 99, "Aubrey": 106}
     assert state.rounds == 1 and not any(coins(state).get(s) for s in SUITS)
 
