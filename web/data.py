@@ -50,9 +50,10 @@ def recent_records(n: int) -> list[Record]:
 
 
 def last_settlement(scan: int = 400) -> Record | None:
-    """The last record that settled bets at the end of a round (or returned them)."""
+    """The last record that settled bets (or returned them) or ended a round (the card games
+    settle a round with pots and penalties, not bets)."""
     for record in reversed(recent_records(scan)):
-        if any(e.kind == "bet-settled" for e in record.events):
+        if any(e.kind in ("bet-settled", "round-ended") for e in record.events):
             return record
     return None
 

@@ -18,9 +18,9 @@ from controller.journal import Journal
 from controller.table import Table
 
 
-def main(path: str, run: int, retry: str) -> None:
+def main(path: str, run: int, retry: str, mode: str = "hazard") -> None:
     table = Table(Journal(path))
-    for cmd in seated_table("hazard", players=3, coins=1000):
+    for cmd in seated_table(mode, players=3, coins=1000):
         table.submit(cmd)  # the same ids every run: applied once, answered as repeats after
     out = sys.stdout
     if retry:
@@ -32,7 +32,7 @@ def main(path: str, run: int, retry: str) -> None:
             # Never applied before (a repeat would have been answered from the journal).
             print(f"refused {cmd.id}", file=out, flush=True)
     rng = random.Random(run)
-    engine = find_game("hazard")
+    engine = find_game(mode)
     n = 0
     while True:
         n += 1
@@ -48,4 +48,5 @@ def main(path: str, run: int, retry: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "")
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "",
+         sys.argv[4] if len(sys.argv) > 4 else "hazard")

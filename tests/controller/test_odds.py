@@ -119,7 +119,7 @@ def test_house_pays_change_the_odds():
     assert richer["standard_expected_return"] > base["standard_expected_return"]
     assert odds("fortunes-winds", {"daikoku_for_pays": "1:1"})["bets"][1]["house_edge"] > 0.2
     with pytest.raises(IllegalCommand, match="no odds"):
-        odds("rochi")
+        odds("craps")
 
 
 def test_odds_are_computed_in_under_two_seconds_cold():

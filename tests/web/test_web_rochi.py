@@ -1,0 +1,53 @@
+"""The Rochi page: the six stacks with their price, owner, pot and state, the players' hands
+and shields, cards entered by hand (deal or play), the last settlement with every penalty."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+from conftest import open_table
+
+SEEDS = ["KIN-6-DAY-01", "COMMONS-7-DAY-01", "COMMONS-7-DAY-02", "MAGES-2-DAY-01",
+         "MAGES-2-NIGHT-01", "REALM-3-DAY-01"]
+
+
+def panel(client) -> str:
+    return html_lib.unescape(client.get("/table/panel").text)
+
+
+def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
+    table = open_table(tmp_path / "rochi.sqlite3", mode="rochi",
+                       players=("Chance", "Benedict", "Aubrey"), coins=100)
+    try:
+        client = make_app(table).test_client()
+        auth.client = client
+        auth.setup()
+        assert auth.command("start-hand").status_code == 201
+        for card in SEEDS:
+            assert auth.command("deal", card=card).status_code == 201
+        page = panel(client)
+        # Mages was cut by the seeds: locked, no price; Kin shows its count against its cut.
+        mages = re.search(r'data-suit="mages">(.*?)</ol>', page, re.S).group(1)
+        assert "locked" in mages and "Price" not in mages
+        kin = re.search(r'data-suit="kin">(.*?)</ol>', page, re.S).group(1)
+        assert "1 / 6" in kin and "Price 2" in kin and "unclaimed" in kin
+        # The card buttons: a seen card's deal is greyed with the reason.
+        button = re.search(r'<button[^>]*"card": "KIN-6-DAY-01"[^>]*>', page).group(0)
+        assert 'aria-disabled="true"' in button and "KIN-6-DAY-01 is already seen" in button, button
+        play = re.search(r'<button[^>]*"card": "KIN-6-DAY-02"[^>]*"kind": "play"[^>]*>', page)
+        assert play and '"player": "Chance"' in play.group(0) and "aria-disabled" not in play.group(0)
+        assert auth.command("play", player="Chance", card="KIN-6-DAY-02").status_code == 201
+        page = panel(client)
+        kin = re.search(r'data-suit="kin">(.*?)</ol>', page, re.S).group(1)
+        assert "Chance" in kin and "2 / 6" in kin and ">2<" in kin  # the pot
+        refused = auth.command("play", player="Chance", card="KIN-6-DAY-03")
+        assert refused.status_code == 422 and "played a card this turn" in refused.text
+        # Benedict and Aubrey fold: Chance is the last standing with Kin and wins its pot.
+        for cmd in (("end-turn", "Chance"), ("fold", "Benedict"), ("fold", "Aubrey")):
+            assert auth.command(cmd[0], player=cmd[1]).status_code == 201
+        page = panel(client)
+        assert "the last player standing wins" in page and 'id="rochi-result"' in page
+        assert "Winner: <strong>Chance</strong>" in page
+    finally:
+        table.journal.close()

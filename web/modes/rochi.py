@@ -1,0 +1,143 @@
+"""The pages of Rochi and Captain's Rochi: the six stacks (count, cut, price, owner, pot,
+ripe / dead / locked), each player's cards in hand and shields, and the cards the banker
+enters by hand (dealt from the deck, or played by the player whose turn it is) until the card
+recognizer reads them."""
+
+from __future__ import annotations
+
+from controller.games.roche_deck import ROCHE
+from controller.odds.rochi import from_table
+from web.modes import ModePage, PageInput, reason
+
+
+def _next_cut(view: dict, seen: list[str], deck: int) -> dict[str, float]:
+    """Each open suit's chance to be the next the deck cuts (percent), for the odds column."""
+    stacks = {s["suit"]: s["count"] for s in view["suits"]}
+    locked = [s["suit"] for s in view["suits"] if s["locked"]]
+    if not deck:
+        return {}
+    try:
+        chances = from_table(stacks, locked, seen, deck)["next_cut"]
+    except ValueError:
+        return {}
+    return {s: round(100 * float(p), 1) for s, p in chances.items()}
+
+
+def _short(label: str) -> str:
+    """A card's button text: D3 for Day 3, N3 for Night 3."""
+    _, _, half, number = label.split("-")
+    return f"{half[0]}{int(number)}"
+
+
+def _cards(page: PageInput, turn: str | None) -> list:
+    """Per suit, the cards the banker may enter: each with its deal and play commands and
+    the reason either would be refused now."""
+    engine, state = page.engine, page.state
+    rows = []
+    for suit in ROCHE.suits:
+        cards = []
+        for label in ROCHE.of_suit(suit.key):
+            deal = {"kind": "deal", "card": label}
+            play = {"kind": "play", "player": turn, "card": label} if turn else None
+            cards.append({
+                "label": label, "short": _short(label),
+                "deal": deal, "deal_reason": reason(engine, state, "deal", card=label),
+                "play": play, "play_reason": (reason(engine, state, "play", player=turn,
+                                                     card=label) if turn else "no one's turn"),
+            })
+        rows.append({"suit": suit.key, "title": suit.title, "cards": cards})
+    return rows
+
+
+def _players(page: PageInput, game: dict | None) -> list:
+    view = page.view
+    out = []
+    for p in (game or {}).get("players", []):
+        out.append({"player": p, "held": game["held"][p], "shields": game["shields"][p],
+                    "folded": p in game.get("folded", []),
+                    "had_turn": p in game.get("had_turn", game.get("players", [])),
+                    "turn": p == game.get("turn"), "balance": view["balances"].get(p, 0),
+                    "owns": [s["suit"] for s in view["suits"] if s["owner"] == p]})
+    return out
+
+
+def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) -> list:
+    out = []
+    for kind, words in kinds:
+        args = {"player": turn} if kind in ("end-turn", "fold", "pass") else {}
+        if kind in ("end-turn", "fold", "pass") and not turn:
+            continue
+        out.append({"command": {"kind": kind, **args}, "words": words,
+                    "reason": reason(page.engine, page.state, kind, **args)})
+    return out
+
+
+def rochi_context(page: PageInput) -> dict:
+    view = page.view
+    hand = view["hand"]
+    turn = hand["turn"] if hand else None
+    return {
+        "captains": False, "suits": view["suits"], "game": hand, "turn": turn,
+        "leader": view["leader"], "last_hand": view["last_hand"], "owed": view["owed"],
+        "players": _players(page, hand), "cards": _cards(page, turn) if hand else [],
+        "actions": _actions(page, [("start-hand", "Deal a hand"), ("last-hand", "Last Hand"),
+                                   ("end-turn", "End the turn"), ("fold", "Fold")], turn),
+        "result": view["last_result"],
+        "next_cut": _next_cut(view, list(page.state.hand.seen), hand["deck"]) if hand else {},
+    }
+
+
+def captains_context(page: PageInput) -> dict:
+    view = page.view
+    game = view["game"]
+    turn = game["turn"] if game else None
+    return {
+        "captains": True, "suits": view["suits"], "game": game, "turn": turn,
+        "leader": view["leader"], "odd_pot": view["odd_pot"],
+        "players": _players(page, game), "cards": _cards(page, turn) if game else [],
+        "actions": _actions(page, [("start-game", "Start a game"), ("end-turn", "End the turn"),
+                                   ("pass", "Pass"), ("stop", "Stop and divide the pots")],
+                            turn),
+        "odd": [{"player": p, "suits": [{"command": {"kind": "odd-coin", "player": p,
+                                                     "pot": s.key}, "title": s.title}
+                                        for s in ROCHE.suits]}
+                for p in (game or {}).get("odd", {})],
+        "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
+        "result": view["last_result"],
+    }
+
+
+#: The page's words in French (the shared ones are in web/i18n.py).
+FRENCH = {
+    "Leader": "Meneur", "Turn": "Tour", "Deck": "Paquet", "Seed cards to deal":
+    "Cartes de semis à donner", "Dealing out": "Donne finale", "last player standing":
+    "dernier joueur en lice", "Last Hand": "Dernière main", "agreed": "convenue",
+    "Odd coins waiting": "Pièces impaires en attente", "Pot": "Pot", "unclaimed": "libre",
+    "Price": "Prix", "locked": "verrouillée", "ripe": "mûre", "dead": "morte",
+    "chance the deck cuts it next": "chance que le paquet la coupe ensuite",
+    "cuts next": "coupe ensuite", "folded": "couché", "Cards in hand": "Cartes en main",
+    "Shields": "Boucliers", "Owns": "Possède", "odd coin into": "pièce impaire dans",
+    "A card came up": "Une carte est apparue",
+    "Dealt from the deck, or played by": "Donnée du paquet, ou jouée par",
+    "deal": "donner", "play": "jouer", "Mages": "Mages", "Realm": "Royaume",
+    "World": "Monde", "Valor": "Vaillance", "Kin": "Parentèle", "Commons": "Communs",
+    "Deal a hand": "Donner une main", "End the turn": "Finir le tour", "Fold": "Se coucher",
+    "Start a game": "Commencer une partie", "Pass": "Passer",
+    "Stop and divide the pots": "Arrêter et partager les pots",
+    "the suit cut: its owner wins": "la couleur a coupé : son propriétaire gagne",
+    "the last player standing wins": "le dernier joueur en lice gagne",
+    "no one wins the hand": "personne ne gagne la main",
+    "the players stop and divide the pots": "les joueurs arrêtent et partagent les pots",
+    "a player drops out; the pots stay": "un joueur abandonne ; les pots restent",
+    "Last settlement": "Dernier règlement", "Winner": "Gagnant", "Penalty": "Pénalité",
+    "due": "dû", "short": "manque", "shields": "boucliers", "Last Hand shares":
+    "Parts de la dernière main", "no winner": "pas de gagnant",
+}
+
+
+ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
+                      holder=lambda page: page.state.leader, holder_word="Leader",
+                      french=FRENCH)
+CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
+                         holder=lambda page: page.state.game.turn if page.state.game else None,
+                         holder_word="Turn", french=FRENCH)
