@@ -11,8 +11,8 @@ in full, bottom and right half. The game ends after the round in which a player 
 circles or all four bad karma spaces; most points wins, then fewest bad karma spaces.
 
 The sheet, its lines and the dice live here, once: `CIRCLES`, `LINES`, `FACES`, `Sheet`,
-`legal_circles`. Rulings beyond the seed and RULINGS.md: docs/rules/namaste.md. Every word a
-player reads goes through `TEXT` (English, French available).
+`legal_circles`. Rulings beyond the seed and RULINGS.md: docs/rules/namaste.md. Messages are
+plain English; the dashboard translates the words it shows (web/i18n.py).
 """
 
 from __future__ import annotations
@@ -25,44 +25,8 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
-from controller.games.catalog import LANGUAGES, Catalog
 from controller.games.observation import Observation, Reading
 from controller.settings import Setting
-
-# -- the words -----------------------------------------------------------------------------
-
-TEXT = Catalog({"fr": {
-    "Namaste": "Namaste",
-    "circle": "cercle",
-    "symbol space": "case symbole",
-    "truth space": "case vérité",
-    "bad karma": "mauvais karma",
-    "turquoise die": "dé turquoise",
-    "white dice": "dés blancs",
-    "I'm first": "Je commence",
-    "total": "total",
-    "winner": "gagnant",
-    "top": "en haut", "left": "à gauche", "bottom": "en bas", "right": "à droite",
-    "row {n}": "ligne {n}", "column {n}": "colonne {n}",
-    "a game of Namaste is 2 to 4 players; {n} are seated":
-        "une partie de Namaste se joue à 2 à 4 joueurs ; {n} sont assis",
-    "a game is under way; it ends after the round in which a sheet is full":
-        "une partie est en cours ; elle finit après le tour de table où une feuille est pleine",
-    "no game is under way; start one": "aucune partie en cours ; commencez-en une",
-    "{player} is not in this game": "{player} ne joue pas cette partie",
-    "the dice are not rolled yet: {active} rolls": "les dés ne sont pas lancés : {active} lance",
-    "{player} has already entered or passed this turn":
-        "{player} a déjà inscrit ou passé à ce tour",
-    "circle {circle} is already filled with {value}":
-        "le cercle {circle} porte déjà {value}",
-    "{total} cannot go in circle {circle}: {why}; legal circles for {total}: {legal}":
-        "{total} ne peut aller dans le cercle {circle} : {why} ; cercles permis pour {total} : "
-        "{legal}",
-    "{player} may enter {totals}, not {total}": "{player} peut inscrire {totals}, pas {total}",
-    "a roll is the turquoise die and one to three white dice, each face one of {faces}":
-        "un jet est le dé turquoise et un à trois dés blancs, chaque face parmi {faces}",
-    "none": "aucun",
-}}, default="en")
 
 # -- the sheet -----------------------------------------------------------------------------
 
@@ -283,11 +247,7 @@ class Namaste(Engine):
     settings = (
         Setting("max_seats", 4, "seats at the table (Namaste is 2 to 4 players)",
                 minimum=2, maximum=4),
-        Setting("language", "en", "the language of the sheet and messages", choices=LANGUAGES),
     )
-
-    def _(self, state: State, msgid: str, **fields: Any) -> str:
-        return TEXT(msgid, state.settings.get("language"), **fields)
 
     def in_round(self, state: NamasteState) -> bool:
         return state.phase == "playing"
@@ -297,11 +257,11 @@ class Namaste(Engine):
     @command("start", first=Arg(str, optional=True))
     def start(self, state: NamasteState, cmd: Command):
         if state.phase == "playing":
-            raise IllegalCommand(self._(state, "a game is under way; it ends after the round in "
-                                        "which a sheet is full"))
+            raise IllegalCommand("a game is under way; it ends after the round in which a "
+                                 "sheet is full (25 circles or 4 bad karma spaces)")
         if not 2 <= len(state.seats) <= 4:
-            raise IllegalCommand(self._(state, "a game of Namaste is 2 to 4 players; {n} are "
-                                        "seated", n=len(state.seats)))
+            raise IllegalCommand(f"a game of Namaste is 2 to 4 players; {len(state.seats)} "
+                                 "are seated")
         first = self.seated(state, cmd.args.get("first", state.seats[0]))
         i = state.seats.index(first)
         players = state.seats[i:] + state.seats[:i]
@@ -316,9 +276,9 @@ class Namaste(Engine):
         turquoise, white = cmd.args["turquoise"], cmd.args["white"]
         if turquoise not in FACES or not 1 <= len(white) <= 3 or \
                 not all(isinstance(f, str) and f in FACES for f in white):
-            raise IllegalCommand(self._(state, "a roll is the turquoise die and one to three "
-                                        "white dice, each face one of {faces}",
-                                        faces=", ".join(FACES)))
+            raise IllegalCommand("a roll is the turquoise die and one to three white dice, "
+                                 f"each face one of {', '.join(FACES)}; not {turquoise!r} "
+                                 f"and {white!r}")
         self._playing(state)
         events: list[Event] = []
         if state.roll is not None:
@@ -345,16 +305,14 @@ class Namaste(Engine):
             raise IllegalCommand(f"circle {n}: the sheet has circles 1 to 25")
         allowed = self.totals_for(state, player)
         if total not in allowed:
-            raise IllegalCommand(self._(state, "{player} may enter {totals}, not {total}",
-                                        player=player, total=total,
-                                        totals=" or ".join(map(str, allowed))))
+            raise IllegalCommand(f"{player} may enter {' or '.join(map(str, allowed))} from "
+                                 f"this roll, not {total}")
         sheet = state.sheet(player)
         why = sheet.why_not(n, total)
         if why is not None:
-            legal = ", ".join(map(str, sheet.legal(total))) or self._(state, "none")
-            raise IllegalCommand(self._(state, "{total} cannot go in circle {circle}: {why}; "
-                                        "legal circles for {total}: {legal}",
-                                        total=total, circle=n, why=why, legal=legal))
+            legal = ", ".join(map(str, sheet.legal(total))) or "none"
+            raise IllegalCommand(f"{total} cannot go in circle {n}: {why}; legal circles "
+                                 f"for {total}: {legal}")
         sheet = sheet.with_value(n, total)
         claimed = dict(state.claimed)
         scored = []
@@ -389,18 +347,17 @@ class Namaste(Engine):
 
     def _playing(self, state: NamasteState) -> None:
         if state.phase != "playing":
-            raise IllegalCommand(self._(state, "no game is under way; start one"))
+            raise IllegalCommand("no game is under way; start one")
 
     def _deciding(self, state: NamasteState, player: str) -> None:
         self._playing(state)
         if player not in state.players:
-            raise IllegalCommand(self._(state, "{player} is not in this game", player=player))
+            raise IllegalCommand(f"{player} is not in this game; players: "
+                                 f"{', '.join(state.players)}")
         if state.roll is None:
-            raise IllegalCommand(self._(state, "the dice are not rolled yet: {active} rolls",
-                                        active=state.active_player))
+            raise IllegalCommand(f"the dice are not rolled yet: {state.active_player} rolls")
         if player in state.decided:
-            raise IllegalCommand(self._(state, "{player} has already entered or passed this turn",
-                                        player=player))
+            raise IllegalCommand(f"{player} has already entered or passed this turn")
 
     def totals_for(self, state: NamasteState, player: str) -> tuple[int, ...]:
         """What `player` may enter from this roll: all the dice for the active player, the
@@ -467,7 +424,6 @@ class Namaste(Engine):
 
     def view(self, state: NamasteState) -> dict:
         out = super().view(state)
-        lang = state.settings.get("language")
         sheets = {}
         for player, sheet in state.sheets:
             entry = sheet.to_json()
@@ -487,9 +443,6 @@ class Namaste(Engine):
             result=[{"player": p, "points": pts, "karma_spaces": k}
                     for p, pts, k in state.result],
             winners=list(state.winners),
-            words=TEXT.words({k: k for k in ("circle", "symbol space", "truth space",
-                                             "bad karma", "turquoise die", "white dice",
-                                             "I'm first", "total", "winner")}, lang),
         )
         return out
 
@@ -525,7 +478,7 @@ class Namaste(Engine):
         """A settled throw: one turquoise die and one to three white dice in the rolling area,
         their 1/7 faces left to each player's choice."""
         if state.phase != "playing":
-            return Reading(problems=(self._(state, "no game is under way; start one"),))
+            return Reading(problems=("no game is under way; start one",))
         problems: list[str] = []
         uncertain: list[int] = []
         turquoise: list[str] = []
@@ -567,15 +520,5 @@ class Namaste(Engine):
                        faces=faces)
 
 
-def sheet_from_rows(rows: Mapping[int, Mapping[int, int]] | None = None,
-                    **kw: Any) -> Sheet:
-    """A sheet with values at (row, column) (1-based, as printed): for tests and examples."""
-    sheet = Sheet(**kw)
-    for r, cols in (rows or {}).items():
-        for c, v in cols.items():
-            sheet = sheet.with_value(NUMBER[(r - 1, c - 1)], v)
-    return sheet
-
-
-__all__ = ["CIRCLES", "FACES", "LINES", "Namaste", "NamasteState", "Sheet", "TEXT",
+__all__ = ["CIRCLES", "FACES", "LINES", "Namaste", "NamasteState", "Sheet",
            "legal_circles", "totals"]
