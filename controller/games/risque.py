@@ -547,7 +547,8 @@ class Risque(Engine):
                                  + ", ".join(p.character for p in risk.participants
                                              if not p.rolled_all))
         if not 1 <= len(dice) <= left or not all(type(d) is int and 1 <= d <= 6 for d in dice):
-            raise IllegalCommand(f"{who} rolls {left} more dice, each 1 to 6; not {dice!r}")
+            raise IllegalCommand(f"{who} rolls {left} more {'die' if left == 1 else 'dice'}, "
+                                 f"each 1 to 6; not {dice!r}")
         part = _replace(part, rolled=part.rolled + tuple(dice))
         risk = risk.put(part)
         events = [Event("rolled", {"character": who, "dice": list(dice),
@@ -805,7 +806,8 @@ class Risque(Engine):
                 dice.append(PIP_LABELS[seen.label])
         faces = {f"die-{i + 1}": f"PIP-{d}" for i, d in enumerate(dice)}
         if not uncertain and not problems and not 1 <= len(dice) <= min(left, 10):
-            problems.append(f"{who.character} rolls {left} more dice (ten at most at once); "
+            problems.append(f"{who.character} rolls {left} more {'die' if left == 1 else 'dice'} "
+                            "(ten at most at once); "
                             f"{len(dice)} are read")
         if problems or uncertain:
             return Reading(problems=tuple(dict.fromkeys(problems)), uncertain=tuple(uncertain),

@@ -4,6 +4,7 @@ examples (Magdalena's 14, 7 and 13; Daniel's row; the truth spaces 4 and 22 -> 1
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -25,6 +26,7 @@ from controller.games.namaste import (
     totals,
 )
 from controller.games.observation import Observation, Seen
+from controller.history import read_history
 
 ENGINE = Namaste()
 
@@ -372,3 +374,22 @@ def test_random_games_keep_the_books(seed, players):
             assert state.winners
             break
     assert state.phase == "over", "a random game of Namaste did not end in 2000 commands"
+
+
+# -- the hand history --------------------------------------------------------------------------
+
+HISTORY = Path(__file__).parents[1] / "histories" / "namaste-game.jsonl"
+
+
+def test_the_hand_history_plays_to_its_recorded_end():
+    """tests/histories/namaste-game.jsonl: every recorded event comes out the same."""
+    lines = list(read_history(HISTORY))
+    assert lines[0].command.args == {"mode": "namaste"}
+    state = ENGINE.new_state()
+    for line in lines[1:]:
+        state, events = ENGINE.apply(state, line.command)
+        if line.events is not None:
+            assert [e.to_json() for e in events] == line.events, line.number
+    assert state.phase == "over" and state.winners == ("Magdalena",)
+    assert {p: s.points for p, s in state.sheets} == {"Magdalena": 18, "Daniel": 3}
+    assert state.sheet("Daniel").karma == (5, 1, 4, 3)

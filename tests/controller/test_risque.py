@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from controller.errors import IllegalCommand
 from controller.games.base import Command
 from controller.games.observation import Observation, Seen
 from controller.games.risque import Risque
+from controller.history import read_history
 from controller.odds.risque import odds, odds_text, p_at_least, reach
 
 ENGINE = Risque()
@@ -175,7 +177,7 @@ def test_the_privilege_keeps_every_mise_other_successes_half_and_failures_none()
                                                 dice=[4, 4, 3]),
                          C("roll", character="Bayushi Kachiko", dice=[6, 6]))
     assert ENGINE.in_round(state)
-    refused(state, C("roll", character="Bayushi Kachiko", dice=[1, 1]), "rolls 1 more dice")
+    refused(state, C("roll", character="Bayushi Kachiko", dice=[1, 1]), "rolls 1 more die")
     state, events = play(state, C("roll", character="Bayushi Kachiko", dice=[1]),
                          C("roll", character="Hida Kisada", dice=[1, 2, 1, 2]))
     rolled = next(e for e in events if e.kind == "risque-rolled").data
@@ -424,3 +426,24 @@ def test_random_risques_keep_the_rules(seed):
         for char in state.characters:
             assert len(char.reputations) <= char.max_reputations
     assert ended >= 20
+
+
+# -- the hand history --------------------------------------------------------------------------
+
+HISTORY = Path(__file__).parents[1] / "histories" / "risque-court.jsonl"
+
+
+def test_the_hand_history_plays_to_its_recorded_end():
+    """tests/histories/risque-court.jsonl: every recorded event comes out the same."""
+    lines = list(read_history(HISTORY))
+    state = ENGINE.new_state(lines[0].command.args["settings"])
+    for line in lines[1:]:
+        state, events = ENGINE.apply(state, line.command)
+        if line.events is not None:
+            assert [e.to_json() for e in events] == line.events, line.number
+    assert state.rounds == 3 and state.risk is None
+    assert state.honour == 6  # 2, less 1 spent, 1 from the Wound, 4 from the Seppuku
+    toshimoko = state.by_name["Kakita Toshimoko"]
+    assert toshimoko.glory == 3 and dict(toshimoko.reputations) == {"Iron Blade": 24}
+    assert not state.by_name["Bayushi Kachiko"].alive
+    assert state.last["kind"] == "seppuku" and state.last["honour"] == 4
