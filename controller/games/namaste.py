@@ -88,6 +88,14 @@ LABELS: Mapping[str, tuple[str, str]] = {
 LABEL_OF: Mapping[tuple[str, str], str] = {v: k for k, v in LABELS.items()}
 
 
+def face_of(value: Any) -> str | None:
+    """The face a die shows, from its text ("1/7", "2".."6") or its number (2 to 6); None if
+    it is not one."""
+    if type(value) is int and 2 <= value <= 6:
+        return str(value)
+    return value if isinstance(value, str) and value in FACES else None
+
+
 def face_values(face: str) -> tuple[int, ...]:
     """What a face may count: (1, 7) for the 1/7 face, else its number."""
     return (1, 7) if face == ONE_SEVEN else (int(face),)
@@ -273,12 +281,11 @@ class Namaste(Engine):
 
     @command("roll", turquoise=str, white=list)
     def roll(self, state: NamasteState, cmd: Command):
-        turquoise, white = cmd.args["turquoise"], cmd.args["white"]
-        if turquoise not in FACES or not 1 <= len(white) <= 3 or \
-                not all(isinstance(f, str) and f in FACES for f in white):
+        turquoise, white = face_of(cmd.args["turquoise"]), [face_of(f) for f in cmd.args["white"]]
+        if turquoise is None or not 1 <= len(white) <= 3 or None in white:
             raise IllegalCommand("a roll is the turquoise die and one to three white dice, "
-                                 f"each face one of {', '.join(FACES)}; not {turquoise!r} "
-                                 f"and {white!r}")
+                                 f"each face one of {', '.join(FACES)}; not "
+                                 f"{cmd.args['turquoise']!r} and {cmd.args['white']!r}")
         self._playing(state)
         events: list[Event] = []
         if state.roll is not None:

@@ -200,7 +200,12 @@ def test_refusals_say_what_is_wrong_and_change_nothing():
     refused(state, roll("8", "3"), "each face one of 1/7, 2, 3, 4, 5, 6")
     refused(state, roll("2"), "one to three white dice")
     refused(state, roll("2", "3", "3", "3", "3"), "one to three white dice")
-    refused(state, C("roll", turquoise="2", white=[3]), "each face one of")
+    refused(state, C("roll", turquoise="2", white=[7]), "each face one of")
+    refused(state, C("roll", turquoise="2", white=[True]), "each face one of")
+    refused(state, C("roll", turquoise="2", white=[[3]]), "each face one of")
+    # Faces 2 to 6 may come as numbers (the dashboard's form): the same roll.
+    assert play(state, C("roll", turquoise="2", white=["1/7", 3]))[0].roll == \
+        play(state, C("roll", turquoise="2", white=["1/7", "3"]))[0].roll
     state, _ = play(state, roll("2", "3"))
     refused(state, C("enter", player="Z", circle=1, total=5), "Z is not in this game")
     refused(state, C("enter", player="A", circle=26, total=5), "circles 1 to 25")
