@@ -4,6 +4,7 @@ examples (Magdalena's 14, 7 and 13; Daniel's row; the truth spaces 4 and 22 -> 1
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from controller.games.namaste import (
 )
 from controller.games.observation import Observation, Seen
 from controller.history import read_history
+from controller.odds.namaste import can_make, odds, odds_text
 
 ENGINE = Namaste()
 
@@ -398,3 +400,21 @@ def test_the_hand_history_plays_to_its_recorded_end():
     assert state.phase == "over" and state.winners == ("Magdalena",)
     assert {p: s.points for p, s in state.sheets} == {"Magdalena": 18, "Daniel": 3}
     assert state.sheet("Daniel").karma == (5, 1, 4, 3)
+
+
+# -- the odds ----------------------------------------------------------------------------------
+
+
+def test_the_chance_of_each_total_is_exact():
+    one = can_make(1)
+    # One white die: 1 or 7 on the 1/7 face (1/6 each), 2..6 (1/6 each).
+    assert one == {t: Fraction(1, 6) for t in (1, 2, 3, 4, 5, 6, 7)}
+    two = can_make(2)
+    # 8: 2+6, 3+5, 4+4, 5+3, 6+2, and 1/7 with 1/7 (1 + 7): 6 rolls of 36; 1/7 with 1/7 also
+    # makes 2 and 14, and nothing else does.
+    assert two[8] == Fraction(6, 36) and two[14] == Fraction(1, 36) and two[2] == Fraction(1, 36)
+    report = odds()
+    assert [r["white_dice"] for r in report["rolls"]] == [1, 2, 3]
+    assert report["rolls"][0]["others"]["7"] == {"exact": "1/6", "p": 1 / 6}
+    assert max(map(int, report["rolls"][2]["active"])) == 28
+    assert odds_text(report)[1].startswith("1 white, active: 2:")
