@@ -43,6 +43,12 @@ CLAN_BONUS, NAME_BONUS, ASPECT_BONUS, HONOUR_BONUS, HANDICAP_BONUS = 2, 1, 3, 4,
 SEPPUKU_HONOUR = 4
 #: Glory points to a Reputation rank.
 GLORY_PER_RANK = 10
+#: What in a Risque adds Honour to the Reserve, 1 point each (seeds/risque-fr.md): in the
+#: Clan's direct interest, affirming the Clan's dignity, a danger to fulfil an obligation,
+#: true to the Clan's Bushido.
+HONOUR_REASONS = ("clan-interest", "clan-dignity", "duty-in-danger", "bushido")
+#: An Aspect's constraint kept gives this much Honour; broken, costs this much.
+COMPEL_KEPT, COMPEL_BROKEN = 1, 3
 #: The Virtue of a Seppuku.
 COURAGE = "Courage"
 #: A character sheet's free text: names, aspects, handicaps.
@@ -424,8 +430,34 @@ class Risque(Engine):
                                  "(-1 to -99)")
         if not why.strip():
             raise IllegalCommand("say why the Honour changes (why: the deed)")
+        return self._honour(state, points, why)
+
+    @command("compel", character=str, aspect=str, kept=bool)
+    def compel(self, state: RisqueState, cmd: Command):
+        """An Aspect's constraint: kept, +1 Honour to the Reserve; broken, -3."""
+        char = self._alive(state, cmd.args["character"])
+        aspect = cmd.args["aspect"]
+        if aspect not in char.aspects:
+            raise IllegalCommand(f"{char.name} has no Aspect {aspect!r}; Aspects: "
+                                 f"{', '.join(char.aspects) or 'none'}")
+        points = COMPEL_KEPT if cmd.args["kept"] else -COMPEL_BROKEN
+        return self._honour(state, points, f"{char.name}: {aspect} "
+                            f"{'kept' if cmd.args['kept'] else 'broken'}")
+
+    @command("honour-truth", text=str)
+    def honour_truth(self, state: RisqueState, cmd: Command):
+        """1 Honour from the Reserve for a Truth about a person, a place, a bond, anything."""
+        if state.honour < 1:
+            raise IllegalCommand("the Honour Reserve is empty: a Truth for Honour costs 1")
+        text = cmd.args["text"].strip()
+        if not text:
+            raise IllegalCommand("say the Truth (text)")
+        return state.replace(honour=state.honour - 1), [
+            Event("truth", {"text": text, "paid": "honour", "reserve": state.honour - 1})]
+
+    def _honour(self, state: RisqueState, points: int, why: str):
         taken = max(points, -state.honour)
-        data = {"points": taken, "why": why, "reserve": state.honour + taken}
+        data: dict[str, Any] = {"points": taken, "why": why, "reserve": state.honour + taken}
         if taken != points:
             data["shortfall"] = taken - points
         return state.replace(honour=state.honour + taken), [Event("honour-changed", data)]
@@ -438,24 +470,35 @@ class Risque(Engine):
 
     # -- a Risque -------------------------------------------------------------------------------
 
-    @command("risque", characters=list, about=Arg(str, optional=True))
+    @command("risque", characters=list, about=Arg(str, optional=True),
+             honour_for=Arg(list, optional=True))
     def risque(self, state: RisqueState, cmd: Command):
-        """A Risque of one or more characters, listed clockwise."""
-        return self._open(state, "risque", cmd.args["characters"], cmd.args.get("about", ""))
+        """A Risque of one or more characters, listed clockwise; `honour_for`: what in it adds
+        Honour to the Reserve (HONOUR_REASONS, 1 point each)."""
+        return self._open(state, "risque", cmd.args["characters"], cmd.args.get("about", ""),
+                          cmd.args.get("honour_for", []))
 
-    @command("duel", characters=list, about=Arg(str, optional=True))
+    @command("duel", characters=list, about=Arg(str, optional=True),
+             honour_for=Arg(list, optional=True))
     def duel(self, state: RisqueState, cmd: Command):
         """A duel: two characters; the winner gains 1 Glory per Mise the loser staked."""
-        return self._open(state, "duel", cmd.args["characters"], cmd.args.get("about", ""))
+        return self._open(state, "duel", cmd.args["characters"], cmd.args.get("about", ""),
+                          cmd.args.get("honour_for", []))
 
     @command("seppuku", character=str, about=Arg(str, optional=True))
     def seppuku(self, state: RisqueState, cmd: Command):
         """A Seppuku: a Risque of Courage + Giri; success adds 4 Honour + 1 per Mise."""
         return self._open(state, "seppuku", [cmd.args["character"]], cmd.args.get("about", ""))
 
-    def _open(self, state: RisqueState, kind: str, names: list, about: str):
+    def _open(self, state: RisqueState, kind: str, names: list, about: str,
+              honour_for: list | None = None):
         if state.risk is not None:
             raise IllegalCommand("a Risque is under way; finish it first")
+        reasons = honour_for or []
+        if not all(isinstance(r, str) and r in HONOUR_REASONS for r in reasons) \
+                or len(set(reasons)) != len(reasons):
+            raise IllegalCommand(f"honour_for {reasons!r}: each of {', '.join(HONOUR_REASONS)} "
+                                 "at most once (1 Honour to the Reserve each)")
         need = {"duel": (2, 2), "seppuku": (1, 1)}.get(kind, (1, MAX_PARTICIPANTS))
         if not need[0] <= len(names) <= need[1]:
             count = str(need[0]) if need[0] == need[1] else f"{need[0]} to {need[1]}"
@@ -468,6 +511,11 @@ class Risque(Engine):
         risk = Risk(kind, about, parts)
         events = [Event("risque-opened", {"kind": kind, "characters": list(names),
                                           "about": risk.about})]
+        if reasons:
+            state = state.replace(honour=state.honour + len(reasons))
+            events.append(Event("honour-changed", {"points": len(reasons),
+                                                   "why": ", ".join(reasons),
+                                                   "reserve": state.honour}))
         if kind == "seppuku":
             char = chars[0]
             courage = Bonus(f"virtue:{COURAGE}", char.virtue(COURAGE) or 0)
@@ -822,9 +870,16 @@ class Risque(Engine):
             if len(alive) < 3 or rng.random() < 0.03:
                 return self._random_character(state, rng)
             roll = rng.random()
-            if roll < 0.05:
+            if roll < 0.03:
                 return Command("honour", {"points": rng.choice([-3, -1, 1, 2]),
                                           "why": "the Narrator"})
+            if roll < 0.05:
+                who = rng.choice(alive)
+                if who.aspects and rng.random() < 0.6:
+                    return Command("compel", {"character": who.name,
+                                              "aspect": rng.choice(who.aspects),
+                                              "kept": rng.random() < 0.5})
+                return Command("honour-truth", {"text": "the bridge is rotten"})
             if roll < 0.1:
                 who = rng.choice(alive)
                 if who.glory:
@@ -836,7 +891,9 @@ class Risque(Engine):
             if kind == "seppuku":
                 return Command("seppuku", {"character": rng.choice(alive).name})
             n = 2 if kind == "duel" else rng.randint(1, min(3, len(alive)))
-            return Command(kind, {"characters": [c.name for c in rng.sample(alive, n)]})
+            return Command(kind, {"characters": [c.name for c in rng.sample(alive, n)],
+                                  "honour_for": rng.sample(HONOUR_REASONS, rng.choice(
+                                      [0, 0, 0, 1, 2]))})
         if risk.phase == "building":
             for p in risk.participants:
                 if p.pool is None:

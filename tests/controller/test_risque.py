@@ -447,3 +447,24 @@ def test_the_hand_history_plays_to_its_recorded_end():
     assert toshimoko.glory == 3 and dict(toshimoko.reputations) == {"Iron Blade": 24}
     assert not state.by_name["Bayushi Kachiko"].alive
     assert state.last["kind"] == "seppuku" and state.last["honour"] == 4
+
+
+def test_honour_for_the_clan_constraints_and_truths_for_honour():
+    state, events = play(table(honour=0), C("risque", characters=["Hida Kisada"],
+                                              honour_for=["clan-interest", "bushido"]))
+    assert state.honour == 2 and events[-1].data == {"points": 2,
+                                                     "why": "clan-interest, bushido",
+                                                     "reserve": 2}
+    refused(table(), C("risque", characters=["Hida Kisada"], honour_for=["fun"]),
+            "each of clan-interest, clan-dignity, duty-in-danger, bushido at most once")
+    refused(table(), C("duel", characters=["Hida Kisada", "Bayushi Kachiko"],
+                       honour_for=["bushido", "bushido"]), "at most once")
+    state, events = play(table(honour=1),
+                         C("compel", character="Kakita Toshimoko", aspect="Proud", kept=True),
+                         C("compel", character="Bayushi Kachiko", aspect="Schemer", kept=False))
+    assert [e.data["points"] for e in events] == [1, -2] and events[-1].data["shortfall"] == 1
+    refused(state, C("compel", character="Hida Kisada", aspect="Proud", kept=True),
+            "Hida Kisada has no Aspect 'Proud'; Aspects: none")
+    refused(state, C("honour-truth", text="The bridge is rotten"), "Reserve is empty")
+    state, events = play(table(honour=1), C("honour-truth", text="The bridge is rotten"))
+    assert state.honour == 0 and events[-1].data["paid"] == "honour"

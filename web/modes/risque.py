@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from flask import session
 
-from controller.games.risque import PIP_LABELS
+from controller.games.risque import HONOUR_REASONS, PIP_LABELS
 from web.modes import ModePage, PageInput, reason
 
 #: The page's words: the game's own French terms by default, English available (one place for
@@ -26,7 +26,11 @@ WORDS = {
            "pass": "Passer", "speaker": "À qui la Vérité", "narrator": "Le Narrateur raconte",
            "dead": "mort", "last": "Dernier Risque", "add": "Ajouter un personnage",
            "worth": "vaut", "costs_honour": "coûte 1 Honneur", "gives_honour":
-           "donne 1 Honneur", "dice_entry": "dés (ex. 6 3 1)"},
+           "donne 1 Honneur", "dice_entry": "dés (ex. 6 3 1)",
+           "honour_for": "Pour l'Honneur du Clan",
+           "clan-interest": "intérêt direct du Clan", "clan-dignity": "dignité du Clan",
+           "duty-in-danger": "danger pour une obligation", "bushido": "Bushido du Clan",
+           "honour_truth": "Une Vérité pour 1 Point d'Honneur"},
     "en": {"characters": "Characters", "clan": "Clan", "virtues": "Virtues", "giri": "Giri",
            "aspects": "Aspects", "reputations": "Reputations", "glory": "Glory",
            "handicaps": "Handicaps", "wounds": "Wounds", "equipment": "Equipment",
@@ -40,7 +44,10 @@ WORDS = {
            "pass": "Pass", "speaker": "Whose Truth", "narrator": "The Narrator tells",
            "dead": "dead", "last": "Last Risque", "add": "Add a character", "worth": "worth",
            "costs_honour": "costs 1 Honour", "gives_honour": "gives 1 Honour",
-           "dice_entry": "dice (e.g. 6 3 1)"},
+           "dice_entry": "dice (e.g. 6 3 1)", "honour_for": "For the Clan's Honour",
+           "clan-interest": "the Clan's direct interest", "clan-dignity": "the Clan's dignity",
+           "duty-in-danger": "danger to fulfil a duty", "bushido": "the Clan's Bushido",
+           "honour_truth": "A Truth for 1 Honour"},
 }
 
 
@@ -55,6 +62,7 @@ def context(page: PageInput) -> dict:
     alive = [c["name"] for c in view["characters"] if c["alive"]]
     out = {"w": words(), "characters": view["characters"], "honour": view["honour"],
            "risk": risk, "last": view["last"], "alive": alive,
+           "honour_reasons": list(HONOUR_REASONS),
            "open_reason": reason(engine, state, "risque", characters=alive[:1])
            if alive else "add a character first"}
     if risk is not None:
