@@ -57,6 +57,9 @@ def context(page: PageInput) -> dict:
             "player": player, "active": active, "first": sheet.first,
             "grid": sheet_grid(engine, state, player, page.banker),
             "totals": list(engine.totals_for(state, player)) if deciding else [],
+            # For each total this player may enter, the circles it may go in (the buttons).
+            "choices": [{"total": t, "circles": list(sheet.legal(t))}
+                        for t in engine.totals_for(state, player)] if deciding else [],
             "deciding": deciding, "points": sheet.points, "karma": list(sheet.karma),
             "spaces": [{"line": name, "points": pts} for name, pts in sheet.spaces],
             "pass_words": (f"{w['pass']} (−{karma_points(state.roll.turquoise)})"
