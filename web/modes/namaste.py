@@ -5,30 +5,18 @@ or read by the camera, the standings at the end."""
 from __future__ import annotations
 
 from controller.games.namaste import CIRCLES, FACES, LABEL_OF, LABELS, NUMBER, karma_points
-from web.i18n import language
 from web.modes import ModePage, PageInput, reason
 
-#: The page's words, English and French (one place for this mode; the dashboard's catalogs
-#: take them over).
-WORDS = {
-    "en": {"turn": "Turn", "rolls": "rolls", "roll": "Roll", "turquoise": "Turquoise die",
-           "white": "White dice", "start": "Start a game", "first": "first",
-           "pass": "Pass", "karma": "Bad karma", "points": "Points", "spaces": "Spaces",
-           "may_enter": "may enter", "decided": "has entered or passed", "winners": "Winners",
-           "over": "The game is over", "ending": "Last round: a sheet is full",
-           "total": "Total", "enter_roll": "Enter the roll"},
-    "fr": {"turn": "Tour", "rolls": "lance", "roll": "Lancer", "turquoise": "Dé turquoise",
-           "white": "Dés blancs", "start": "Commencer une partie", "first": "commence",
-           "pass": "Passer", "karma": "Mauvais karma", "points": "Points", "spaces": "Cases",
-           "may_enter": "peut inscrire", "decided": "a inscrit ou passé",
-           "winners": "Gagnants", "over": "La partie est finie",
-           "ending": "Dernier tour de table : une feuille est pleine", "total": "Total",
-           "enter_roll": "Saisir le lancer"},
+#: The page's own words in French (English -> French): the record's page gives them to the
+#: dashboard's translations (`ModePage.french`).
+FRENCH = {
+    "Turn": "Tour", "rolls": "lance", "Roll": "Lancer", "Turquoise die": "Dé turquoise",
+    "White dice": "Dés blancs", "Start a game": "Commencer une partie", "first": "commence",
+    "Pass": "Passer", "Bad karma": "Mauvais karma", "Points": "Points", "Spaces": "Cases",
+    "may enter": "peut inscrire", "Winners": "Gagnants", "The game is over": "La partie est finie",
+    "Last round: a sheet is full": "Dernier tour de table : une feuille est pleine",
+    "Enter the roll": "Saisir le lancer", "the game ends": "la partie est finie",
 }
-
-
-def words() -> dict[str, str]:
-    return WORDS.get(language(), WORDS["en"])
 
 
 def sheet_grid(engine, state, player: str, banker: bool) -> list[list[dict | None]]:
@@ -47,7 +35,6 @@ def sheet_grid(engine, state, player: str, banker: bool) -> list[list[dict | Non
 
 def context(page: PageInput) -> dict:
     engine, state, view = page.engine, page.state, page.view
-    w = words()
     sheets = []
     for player in state.players:
         sheet = state.sheet(player)
@@ -60,14 +47,13 @@ def context(page: PageInput) -> dict:
             # For each total this player may enter, the circles it may go in (the buttons).
             "choices": [{"total": t, "circles": list(sheet.legal(t))}
                         for t in engine.totals_for(state, player)] if deciding else [],
-            "deciding": deciding, "points": sheet.points, "karma": list(sheet.karma),
+            "deciding": deciding, "points": sheet.points, "karma_taken": list(sheet.karma),
             "spaces": [{"line": name, "points": pts} for name, pts in sheet.spaces],
-            "pass_words": (f"{w['pass']} (−{karma_points(state.roll.turquoise)})"
-                           if active and deciding else w["pass"]),
+            "karma": karma_points(state.roll.turquoise) if active and deciding else 0,
             "pass_reason": reason(engine, state, "pass", player=player)})
     starts = [{"first": p, "reason": reason(engine, state, "start", first=p)}
               for p in state.seats]
-    return {"w": w, "phase": state.phase, "turn": state.turn, "active": state.active_player,
+    return {"phase": state.phase, "turn": state.turn, "active": state.active_player,
             "roll": view["roll"], "ending": state.ending, "sheets": sheets, "starts": starts,
             "faces": list(FACES), "result": view["result"], "winners": view["winners"],
             "roll_reason": reason(engine, state, "roll", turquoise="2", white=["2"])}

@@ -9,60 +9,78 @@ from flask import session
 from controller.games.risque import HONOUR_REASONS, PIP_LABELS
 from web.modes import ModePage, PageInput, reason
 
-#: The page's words: the game's own French terms by default, English available (one place for
-#: this mode; the dashboard's catalogs take them over).
-WORDS = {
-    "fr": {"characters": "Personnages", "clan": "Clan", "virtues": "Vertus", "giri": "Giri",
-           "aspects": "Aspects", "reputations": "Réputations", "glory": "Gloire",
-           "handicaps": "Handicaps", "wounds": "Blessures", "equipment": "Équipement",
-           "honour": "Réserve d'Honneur", "risque": "Risque", "duel": "Duel",
-           "seppuku": "Seppuku", "open": "Ouvrir un Risque (touchez les personnages dans le "
-           "sens des aiguilles d'une montre)", "pool": "Réserve de dés", "dice": "dés",
-           "build": "Constituer avec", "mises": "Mises", "stake": "Miser (en secret)",
-           "staked": "misé", "reveal": "Dévoiler les Mises", "roll": "Lancer",
-           "to_roll": "à lancer", "reach": "Chance d'atteindre 10", "score": "Score",
-           "privilege": "Privilège", "kept": "Mises conservées", "truth": "Vérité",
-           "truth_from": "Commence par", "glory_for_mises": "2 Mises → 1 Gloire",
-           "pass": "Passer", "speaker": "À qui la Vérité", "narrator": "Le Narrateur raconte",
-           "dead": "mort", "last": "Dernier Risque", "add": "Ajouter un personnage",
-           "worth": "vaut", "costs_honour": "coûte 1 Honneur", "gives_honour":
-           "donne 1 Honneur", "dice_entry": "dés (ex. 6 3 1)",
-           "honour_for": "Pour l'Honneur du Clan",
-           "clan-interest": "intérêt direct du Clan", "clan-dignity": "dignité du Clan",
-           "duty-in-danger": "danger pour une obligation", "bushido": "Bushido du Clan",
-           "honour_truth": "Une Vérité pour 1 Point d'Honneur"},
-    "en": {"characters": "Characters", "clan": "Clan", "virtues": "Virtues", "giri": "Giri",
-           "aspects": "Aspects", "reputations": "Reputations", "glory": "Glory",
-           "handicaps": "Handicaps", "wounds": "Wounds", "equipment": "Equipment",
-           "honour": "Honour Reserve", "risque": "Risque", "duel": "Duel",
-           "seppuku": "Seppuku", "open": "Open a Risque (tap the characters clockwise)",
-           "pool": "Dice pool", "dice": "dice", "build": "Build with", "mises": "Mises",
-           "stake": "Stake (in secret)", "staked": "staked", "reveal": "Reveal the Mises",
-           "roll": "Roll", "to_roll": "to roll", "reach": "Chance of reaching 10",
-           "score": "Score", "privilege": "Privilege", "kept": "Mises kept",
-           "truth": "Truth", "truth_from": "Start with", "glory_for_mises": "2 Mises → 1 Glory",
-           "pass": "Pass", "speaker": "Whose Truth", "narrator": "The Narrator tells",
-           "dead": "dead", "last": "Last Risque", "add": "Add a character", "worth": "worth",
-           "costs_honour": "costs 1 Honour", "gives_honour": "gives 1 Honour",
-           "dice_entry": "dice (e.g. 6 3 1)", "honour_for": "For the Clan's Honour",
-           "clan-interest": "the Clan's direct interest", "clan-dignity": "the Clan's dignity",
-           "duty-in-danger": "danger to fulfil a duty", "bushido": "the Clan's Bushido",
-           "honour_truth": "A Truth for 1 Honour"},
+#: The page's own words in French (English -> French): the record's page gives them to the
+#: dashboard's translations (`ModePage.french`). Risque is shown in French by default.
+FRENCH = {
+    'Characters': 'Personnages', 'Name': 'Nom', 'rank': 'rang', 'Points (+/−)': 'Points (+/−)',
+    'Why': 'Pourquoi', 'Change the Reserve': 'Changer la Réserve',
+    'Clan': 'Clan',
+    'Virtues': 'Vertus',
+    'Giri': 'Giri',
+    'Aspects': 'Aspects',
+    'Reputations': 'Réputations',
+    'Glory': 'Gloire',
+    'Handicaps': 'Handicaps',
+    'Wounds': 'Blessures',
+    'Equipment': 'Équipement',
+    'Honour Reserve': "Réserve d'Honneur",
+    'Risque': 'Risque',
+    'Duel': 'Duel',
+    'Seppuku': 'Seppuku',
+    'Open a Risque (tap the characters clockwise)':
+        "Ouvrir un Risque (touchez les personnages dans le sens des aiguilles d'une montre)",
+    'Dice pool': 'Réserve de dés',
+    'dice': 'dés',
+    'Build with': 'Constituer avec',
+    'Mises': 'Mises',
+    'Stake (in secret)': 'Miser (en secret)',
+    'staked': 'misé',
+    'Reveal the Mises': 'Dévoiler les Mises',
+    'Roll': 'Lancer',
+    'to roll': 'à lancer',
+    'Chance of reaching 10': "Chance d'atteindre 10",
+    'Score': 'Score',
+    'Privilege': 'Privilège',
+    'Mises kept': 'Mises conservées',
+    'Truth': 'Vérité',
+    'Start with': 'Commence par',
+    '2 Mises → 1 Glory': '2 Mises → 1 Gloire',
+    'Pass': 'Passer',
+    'Whose Truth': 'À qui la Vérité',
+    'The Narrator tells': 'Le Narrateur raconte',
+    'dead': 'mort',
+    'Last Risque': 'Dernier Risque',
+    'Add a character': 'Ajouter un personnage',
+    'worth': 'vaut',
+    'costs 1 Honour': 'coûte 1 Honneur',
+    'gives 1 Honour': 'donne 1 Honneur',
+    'dice (e.g. 6 3 1)': 'dés (ex. 6 3 1)',
+    "For the Clan's Honour": "Pour l'Honneur du Clan",
+    "the Clan's direct interest": 'intérêt direct du Clan',
+    "the Clan's dignity": 'dignité du Clan',
+    'danger to fulfil a duty': 'danger pour une obligation',
+    "the Clan's Bushido": 'Bushido du Clan',
+    'A Truth for 1 Honour': "Une Vérité pour 1 Point d'Honneur",
 }
 
+#: The seed's reasons that add Honour, in words.
+HONOUR_LABELS = dict(zip(HONOUR_REASONS, ("the Clan's direct interest", "the Clan's dignity",
+                                          "danger to fulfil a duty", "the Clan's Bushido"),
+                         strict=True))
 
-def words() -> dict[str, str]:
-    """French unless this screen chose English (Risque is shown in French by default)."""
-    return WORDS["en"] if session.get("lang") == "en" else WORDS["fr"]
+
+def tr(text: str) -> str:
+    """`text` in French unless this screen chose English: Risque speaks French by default."""
+    return text if session.get("lang") == "en" else FRENCH.get(text, text)
 
 
 def context(page: PageInput) -> dict:
     engine, state, view = page.engine, page.state, page.view
     risk = view["risque"]
     alive = [c["name"] for c in view["characters"] if c["alive"]]
-    out = {"w": words(), "characters": view["characters"], "honour": view["honour"],
+    out = {"tr": tr, "characters": view["characters"], "honour": view["honour"],
            "risk": risk, "last": view["last"], "alive": alive,
-           "honour_reasons": list(HONOUR_REASONS),
+           "honour_reasons": list(HONOUR_REASONS), "honour_labels": HONOUR_LABELS,
            "open_reason": reason(engine, state, "risque", characters=alive[:1])
            if alive else "add a character first"}
     if risk is not None:
