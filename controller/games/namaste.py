@@ -407,23 +407,25 @@ class Namaste(Engine):
         sheets = dict(state.sheets)
         ending = state.ending or any(s.full or s.karma_full for s in sheets.values())
         active = (state.active + 1) % len(state.players)
-        events.append(Event("turn-ended", {"turn": state.turn, "player": state.active_player,
-                                           "next": state.players[active]}))
+        # A turn is a round: one round-ended event, "turn", or "game-over" with the standings
+        # once the round in which a sheet filled has come back to the first player.
+        data: dict[str, Any] = {"result": "turn", "turn": state.turn,
+                                "player": state.active_player, "next": state.players[active]}
         state = state.replace(roll=None, decided=(), active=active, ending=ending,
                               rounds=state.rounds + 1)
         if ending and active == 0:
             rows, winners = standings(sheets)
             state = state.replace(phase="over", result=tuple(rows), winners=tuple(winners))
-            events.append(Event("game-ended", {
-                "turns": state.turn, "winners": winners,
-                "standings": [{"player": p, "points": pts, "karma_spaces": k}
-                              for p, pts, k in rows]}))
+            data.update(result="game-over", next=None, winners=winners,
+                        standings=[{"player": p, "points": pts, "karma_spaces": k}
+                                   for p, pts, k in rows])
+        events.append(Event("round-ended", data))
         return state, events
 
     # -- views and play ------------------------------------------------------------------------
 
     def light(self, state: NamasteState, events: tuple[Event, ...]) -> str:
-        if any(e.kind == "game-ended" for e in events):
+        if any(e.kind == "round-ended" and e.data["result"] == "game-over" for e in events):
             return "win"
         if state.phase == "playing":
             return "rolling" if state.roll is None else "bets_open"

@@ -509,7 +509,7 @@ class Risque(Engine):
             raise IllegalCommand("a character is listed twice in the Risque")
         parts = tuple(Participant(c.name) for c in chars)
         risk = Risk(kind, about, parts)
-        events = [Event("risque-opened", {"kind": kind, "characters": list(names),
+        events = [Event("risque-opened", {"risque_kind": kind, "characters": list(names),
                                           "about": risk.about})]
         if reasons:
             state = state.replace(honour=state.honour + len(reasons))
@@ -745,7 +745,7 @@ class Risque(Engine):
     def _end(self, state: RisqueState, events: list[Event], privilege: str | None):
         risk = state.risk
         data: dict[str, Any] = {
-            "kind": risk.kind, "about": risk.about, "privilege": privilege,
+            "risque_kind": risk.kind, "about": risk.about, "privilege": privilege,
             "result": "privilege" if privilege else "narrator",
             "scores": {p.character: p.score for p in risk.participants},
             "mises": {p.character: p.mises for p in risk.participants},
@@ -758,7 +758,7 @@ class Risque(Engine):
             state = state.replace(honour=state.honour + restored)
             data["honour"] = restored
             data["reserve"] = state.honour
-        events = events + [Event("risque-ended", data)]
+        events = events + [Event("round-ended", data)]
         return state.replace(risk=None, last=data, rounds=state.rounds + 1), events
 
     @command("configure", settings=dict)
@@ -771,7 +771,7 @@ class Risque(Engine):
 
     def light(self, state: RisqueState, events: tuple[Event, ...]) -> str:
         for event in events:
-            if event.kind == "risque-ended":
+            if event.kind == "round-ended":
                 return "win" if event.data["privilege"] else "loss"
         if state.risk is not None:
             return "rolling" if state.risk.phase == "rolling" else "bets_open"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.games.base import Command, Event
 from controller.games.namaste import (
     CIRCLES,
     LINE,
@@ -185,7 +185,7 @@ def test_bad_karma_is_the_turquoise_die_for_the_active_player_only():
     assert state.sheet("A").karma == (5,) and state.sheet("B").karma == ()
     # C never decides: the next roll closes the turn; C skips freely.
     state, events = play(state, roll("1/7", "3"))
-    assert [e.kind for e in events] == ["passed", "turn-ended", "rolled"]
+    assert [e.kind for e in events] == ["passed", "round-ended", "rolled"]
     assert state.active_player == "B" and state.sheet("C").karma == ()
     # B (active now) does not decide before the next roll: B takes the 1/7 turquoise as 1.
     state, _ = play(state, roll("2", "2"))
@@ -237,7 +237,8 @@ def test_the_game_ends_after_the_round_in_which_a_sheet_is_full():
     assert state.phase == "playing" and state.active_player == "A"
     state, events = play(state, roll("2", "2", "2"), C("pass", player="C"),
                          C("enter", player="A", circle=2, total=6), C("pass", player="B"))
-    assert state.phase == "over" and events[-1].kind == "game-ended"
+    assert state.phase == "over" and events[-1].kind == "round-ended"
+    assert events[-1].data["result"] == "game-over"
     # B: 6 (row-1's truth space, top) less 13; C: bad karma 2 once; A: nothing.
     assert events[-1].data["standings"] == [
         {"player": "A", "points": 0, "karma_spaces": 0},
@@ -366,6 +367,8 @@ def test_random_games_keep_the_books(seed, players):
             assert str(exc)
             continue
         state = new
+        for e in events:  # events go to the journal as JSON and come back the same
+            assert Event.from_json(e.to_json()) == e
         for _, sheet in state.sheets:
             assert lines_increase(sheet)
             names = [name for name, _ in sheet.spaces]

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.games.base import Command, Event
 from controller.games.observation import Observation, Seen
 from controller.games.risque import Risque
 from controller.history import read_history
@@ -197,7 +197,7 @@ def test_the_privilege_keeps_every_mise_other_successes_half_and_failures_none()
         C("glory", character="Kakita Toshimoko"),           # his 2 kept Mises: 1 Glory
         C("truth", character="Bayushi Kachiko"))            # her last Mise
     assert [e.data.get("paid") for e in events if e.kind == "truth"] == ["free", "free", "mise"]
-    assert events[-1].kind == "risque-ended"
+    assert events[-1].kind == "round-ended"
     assert events[-1].data["privilege"] == "Bayushi Kachiko" and events[-1].data["truths"] == 5
     assert state.risk is None and state.rounds == 1
     assert state.by_name["Bayushi Kachiko"].glory == 1
@@ -208,7 +208,7 @@ def test_the_privilege_keeps_every_mise_other_successes_half_and_failures_none()
 def test_nobody_reaches_10_the_narrator_tells():
     state = built(opened("Hida Kisada"), ("Hida Kisada", "Courage", [], 1))
     state, events = play(state, C("reveal"), C("roll", character="Hida Kisada", dice=[6, 2, 1]))
-    assert events[-1].kind == "risque-ended" and events[-1].data["result"] == "narrator"
+    assert events[-1].kind == "round-ended" and events[-1].data["result"] == "narrator"
     assert ENGINE.light(state, tuple(events)) == "loss"
 
 
@@ -409,6 +409,8 @@ def test_random_risques_keep_the_rules(seed):
             assert str(exc)
             continue
         assert state.honour >= 0
+        for e in events:  # events go to the journal as JSON and come back the same
+            assert Event.from_json(e.to_json()) == e
         for e in events:
             if e.kind == "risque-rolled":
                 risk = state.risk
@@ -421,7 +423,7 @@ def test_random_risques_keep_the_rules(seed):
                         assert e.data["kept"][p.character] == p.mises
                     else:
                         assert e.data["kept"][p.character] == -(-p.mises // 2)
-            if e.kind == "risque-ended":
+            if e.kind == "round-ended":
                 ended += 1
         for char in state.characters:
             assert len(char.reputations) <= char.max_reputations
@@ -446,7 +448,7 @@ def test_the_hand_history_plays_to_its_recorded_end():
     toshimoko = state.by_name["Kakita Toshimoko"]
     assert toshimoko.glory == 3 and dict(toshimoko.reputations) == {"Iron Blade": 24}
     assert not state.by_name["Bayushi Kachiko"].alive
-    assert state.last["kind"] == "seppuku" and state.last["honour"] == 4
+    assert state.last["risque_kind"] == "seppuku" and state.last["honour"] == 4
 
 
 def test_honour_for_the_clan_constraints_and_truths_for_honour():
