@@ -4,6 +4,8 @@ or read by the camera, the standings at the end."""
 
 from __future__ import annotations
 
+from flask import request, url_for
+
 from controller.games.namaste import CIRCLES, FACES, LABEL_OF, LABELS, NUMBER, karma_points
 from web.modes import ModePage, PageInput, reason
 
@@ -12,10 +14,13 @@ from web.modes import ModePage, PageInput, reason
 FRENCH = {
     "Turn": "Tour", "rolls": "lance", "Roll": "Lancer", "Turquoise die": "Dé turquoise",
     "White dice": "Dés blancs", "Start a game": "Commencer une partie", "first": "commence",
-    "Pass": "Passer", "Bad karma": "Mauvais karma", "Points": "Points", "Spaces": "Cases",
+    "Pass": "Passer", "the turn is over": "le tour est fini", "Bad karma": "Mauvais karma",
+    "Points": "Points", "Spaces": "Cases",
     "may enter": "peut inscrire", "Winners": "Gagnants", "The game is over": "La partie est finie",
     "Last round: a sheet is full": "Dernier tour de table : une feuille est pleine",
-    "Enter the roll": "Saisir le lancer", "the game ends": "la partie est finie",
+    "Enter the roll": "Saisir le lancer", "Sheet link": "Lien de la feuille",
+    "The sheet alone, read-only: the link to open on the player's phone":
+        "La feuille seule, en lecture : le lien à ouvrir sur le téléphone du joueur",
 }
 
 
@@ -34,15 +39,22 @@ def sheet_grid(engine, state, player: str, banker: bool) -> list[list[dict | Non
 
 
 def context(page: PageInput) -> dict:
+    """Every sheet; with `?sheet=PLAYER` (the link a player opens on a phone), that player's
+    sheet alone, read-only."""
     engine, state, view = page.engine, page.state, page.view
+    only = request.args.get("sheet")
+    banker = page.banker and not only
     sheets = []
     for player in state.players:
+        if only and player != only:
+            continue
         sheet = state.sheet(player)
         active = player == state.active_player
         deciding = state.roll is not None and player not in state.decided
         sheets.append({
             "player": player, "active": active, "first": sheet.first,
-            "grid": sheet_grid(engine, state, player, page.banker),
+            "grid": sheet_grid(engine, state, player, banker),
+            "link": url_for("table.page", sheet=player),
             "totals": list(engine.totals_for(state, player)) if deciding else [],
             # For each total this player may enter, the circles it may go in (the buttons).
             "choices": [{"total": t, "circles": list(sheet.legal(t))}
@@ -53,7 +65,8 @@ def context(page: PageInput) -> dict:
             "pass_reason": reason(engine, state, "pass", player=player)})
     starts = [{"first": p, "reason": reason(engine, state, "start", first=p)}
               for p in state.seats]
-    return {"phase": state.phase, "turn": state.turn, "active": state.active_player,
+    return {"phase": state.phase, "banker": banker, "only": only, "turn": state.turn,
+            "active": state.active_player,
             "roll": view["roll"], "ending": state.ending, "sheets": sheets, "starts": starts,
             "faces": list(FACES), "result": view["result"], "winners": view["winners"],
             "roll_reason": reason(engine, state, "roll", turquoise="2", white=["2"])}
