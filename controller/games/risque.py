@@ -778,7 +778,7 @@ class Risque(Engine):
         return "ready"
 
     def view(self, state: RisqueState) -> dict:
-        from controller.odds.risque import fraction_json, reach
+        from controller.odds.risque import best_mises, expected_truths, fraction_json, reach
 
         out = super().view(state)
         chars = state.by_name
@@ -798,8 +798,11 @@ class Risque(Engine):
                 if p.pool is not None:
                     # The chance of 10+ for every number of Mises: shown before the roll,
                     # and it gives nothing away.
-                    entry["reach"] = [{"mises": m, **fraction_json(reach(p.pool.dice, m))}
-                                      for m in range(p.pool.dice)]
+                    k = p.pool.dice
+                    entry["reach"] = [{"mises": m, **fraction_json(reach(k, m)),
+                                       "truths": float(expected_truths(k, m))}
+                                      for m in range(k)]
+                    entry["best_mises"] = best_mises(k)
                 if r.phase == "building" and chars[p.character].alive:
                     entry["bonuses"] = [b.to_json() for b in bonuses(chars, p.character)]
                 parts.append(entry)

@@ -43,6 +43,17 @@ def reach(k: int, m: int, target: int = TARGET) -> Fraction:
     return p_at_least(k - m, target)
 
 
+def expected_truths(k: int, m: int) -> Fraction:
+    """Alone in a Risque, the Truths to expect with a pool of k dice and m Mises: one and
+    one per Mise, if the roll reaches 10 (the Privilege keeps every Mise)."""
+    return reach(k, m) * (1 + m)
+
+
+def best_mises(k: int) -> int:
+    """The Mises that give the most Truths to expect, alone in a Risque (fewest on a tie)."""
+    return max(range(k), key=lambda m: (expected_truths(k, m), -m))
+
+
 def fraction_json(p: Fraction) -> dict:
     """A probability for screens: exact as "a/b", and as a float."""
     return {"exact": f"{p.numerator}/{p.denominator}", "p": float(p)}
@@ -53,15 +64,19 @@ def odds(settings: Mapping[str, Any] | None = None, max_pool: int = 20) -> dict:
     number of Mises, the exact chance of reaching 10 (Risque has no bets and no house)."""
     rows = []
     for k in range(1, max_pool + 1):
-        rows.append({"dice": k, "by_mises": [{"mises": m, **fraction_json(reach(k, m))}
-                                             for m in range(k)]})
+        rows.append({"dice": k, "best_mises": best_mises(k),
+                     "by_mises": [{"mises": m, **fraction_json(reach(k, m)),
+                                   "truths": float(expected_truths(k, m))}
+                                  for m in range(k)]})
     return {"mode": "risque", "target": TARGET, "pools": rows}
 
 
 def odds_text(report: Mapping) -> list[str]:
     """The same report for people: one line per pool, the chance (%) for 0, 1, 2... Mises."""
-    lines = [f"Chance of reaching {report['target']} (pool of k dice, m Mises set aside):"]
+    lines = [f"Chance (%) of reaching {report['target']} with a pool of k dice after m = 0, "
+             "1, 2... Mises; * the Mises with the most Truths to expect alone:"]
     for row in report["pools"]:
-        cells = " ".join(f"{c['p'] * 100:5.1f}" for c in row["by_mises"][:12])
+        cells = " ".join(f"{c['p'] * 100:5.1f}{'*' if c['mises'] == row['best_mises'] else ' '}"
+                         for c in row["by_mises"][:12])
         lines.append(f"k={row['dice']:>2}: {cells}")
     return lines

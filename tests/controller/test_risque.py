@@ -18,7 +18,14 @@ from controller.games.base import Command, Event
 from controller.games.observation import Observation, Seen
 from controller.games.risque import Risque
 from controller.history import read_history
-from controller.odds.risque import odds, odds_text, p_at_least, reach
+from controller.odds.risque import (
+    best_mises,
+    expected_truths,
+    odds,
+    odds_text,
+    p_at_least,
+    reach,
+)
 
 ENGINE = Risque()
 
@@ -375,10 +382,14 @@ def test_the_chance_of_reaching_10_is_exact():
     with pytest.raises(ValueError, match="0 <= Mises <= dice"):
         reach(3, 4)
     report = odds()
-    assert report["pools"][2] == {"dice": 3, "by_mises": [
-        {"mises": 0, "exact": "5/8", "p": 0.625}, {"mises": 1, "exact": "1/6", "p": 1 / 6},
-        {"mises": 2, "exact": "0/1", "p": 0.0}]}
-    assert odds_text(report)[3].startswith("k= 3:  62.5")
+    assert report["pools"][2] == {"dice": 3, "best_mises": 0, "by_mises": [
+        {"mises": 0, "exact": "5/8", "p": 0.625, "truths": 0.625},
+        {"mises": 1, "exact": "1/6", "p": 1 / 6, "truths": 1 / 3},
+        {"mises": 2, "exact": "0/1", "p": 0.0, "truths": 0.0}]}
+    assert odds_text(report)[3].startswith("k= 3:  62.5*")
+    # 6 dice: 3 Mises leave 3 dice (5/8 * 4 = 2.5 Truths) against 2 Mises (65/72 * 3 = 2.71).
+    assert expected_truths(6, 2) == Fraction(65, 72) * 3 and best_mises(6) == 2
+    assert [best_mises(k) for k in range(1, 13)] == [0, 0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8]
 
 
 def test_the_view_shows_the_chance_for_every_number_of_mises():

@@ -39,7 +39,7 @@ FRENCH = {
     'Roll': 'Lancer',
     'to roll': 'à lancer',
     'Chance of reaching 10': "Chance d'atteindre 10",
-    'Score': 'Score',
+    'Score': 'Score', 'Truths to expect': 'Vérités à espérer',
     'Privilege': 'Privilège',
     'Mises kept': 'Mises conservées',
     'Truth': 'Vérité',
