@@ -21,11 +21,14 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
+import equipment
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
 from controller.games.observation import Observation, Reading
+from controller.modes import Mode
 from controller.settings import Setting
 
 # -- the sheet -----------------------------------------------------------------------------
@@ -78,14 +81,18 @@ KARMA_SPACES = 4
 
 # -- the dice ------------------------------------------------------------------------------
 
+#: The dice as equipment/namaste.json has them (the recognizer and the dashboard read it too):
+#: each label's die colour and the face printed on it.
+EQUIPMENT = "namaste"
+_DICE = equipment.load(EQUIPMENT)
+#: Camera labels -> (colour, face): the turquoise die is told by its colour.
+LABELS: Mapping[str, tuple[str, str]] = MappingProxyType({
+    label: (die["colour"], _DICE["glyphs"][label]) for die in _DICE["dice"]
+    for label in die["faces"]})
+LABEL_OF: Mapping[tuple[str, str], str] = MappingProxyType({v: k for k, v in LABELS.items()})
 #: The faces of every die, turquoise and white alike; "1/7" counts 1 or 7 as its reader chooses.
-FACES = ("1/7", "2", "3", "4", "5", "6")
+FACES = tuple(dict.fromkeys(face for _, face in LABELS.values()))
 ONE_SEVEN = "1/7"
-#: Camera labels: the turquoise die is told by its colour.
-LABELS: Mapping[str, tuple[str, str]] = {
-    f"{colour.upper()}-{face.replace('/', '-')}": (colour, face)
-    for colour in ("turquoise", "white") for face in FACES}
-LABEL_OF: Mapping[tuple[str, str], str] = {v: k for k, v in LABELS.items()}
 
 
 def face_of(value: Any) -> str | None:
@@ -528,6 +535,13 @@ class Namaste(Engine):
         return Reading((Command("roll", {"turquoise": turquoise[0], "white": white}),),
                        faces=faces)
 
+
+MODE = Mode(
+    engine=Namaste(),
+    equipment=EQUIPMENT,
+    page_ref="web.modes.namaste:PAGE",
+    result_words={"turn": "the turn is over", "game-over": "the game is over"},
+)
 
 __all__ = ["CIRCLES", "FACES", "LINES", "Namaste", "NamasteState", "Sheet",
            "legal_circles", "totals"]

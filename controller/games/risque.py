@@ -29,6 +29,7 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.modes import Mode
 from controller.settings import Setting
 
 #: What Risques there are: an ordinary Risque, a duel (two characters), a Seppuku (one).
@@ -825,11 +826,6 @@ class Risque(Engine):
         return Command("roll", {"character": parts[0].character if parts else "",
                                 "dice": [rng.randint(1, 6)]})
 
-    def demo_throw(self, state: RisqueState, rng: random.Random
-                   ) -> tuple[list[str], list[str]]:
-        roll = self.chance_step(state, rng).args
-        return [f"PIP-{d}" for d in roll["dice"]], []
-
     def read(self, state: RisqueState, observation, min_confidence: float = 0.9):
         """A settled throw of pip dice (up to ten) for the next character still rolling."""
         from controller.games.observation import Reading
@@ -954,5 +950,12 @@ _PHASE_WORDS = {"building": "building pools and staking Mises", "rolling": "roll
 _NEXT = {"building": "'pool', 'mise', then 'reveal'", "rolling": "'roll' each character's dice",
          "privilege": "the Narrator's 'privilege'",
          "truths": "'truth', 'glory' or 'pass' by the speaker"}
+
+MODE = Mode(
+    engine=Risque(),
+    page_ref="web.modes.risque:PAGE",
+    result_words={"privilege": "the Privilege tells the result",
+                  "narrator": "the Narrator tells the result"},
+)
 
 __all__ = ["KINDS", "Character", "Pool", "Risque", "RisqueState", "bonuses", "build_pool"]

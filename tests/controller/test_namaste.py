@@ -421,3 +421,10 @@ def test_the_chance_of_each_total_is_exact():
     assert report["rolls"][0]["others"]["7"] == {"exact": "1/6", "p": 1 / 6}
     assert max(map(int, report["rolls"][2]["active"])) == 28
     assert odds_text(report)[1].startswith("1 white, active: 2:")
+
+
+def test_feltbank_replay_runs_the_hand_history(capsys):
+    from controller.cli import main
+
+    assert main(["replay", str(HISTORY)]) == 0
+    assert '"Magdalena": 0' in capsys.readouterr().out  # no money in Namaste: the sheets score

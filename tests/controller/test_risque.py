@@ -481,3 +481,10 @@ def test_honour_for_the_clan_constraints_and_truths_for_honour():
     refused(state, C("honour-truth", text="The bridge is rotten"), "Reserve is empty")
     state, events = play(table(honour=1), C("honour-truth", text="The bridge is rotten"))
     assert state.honour == 0 and events[-1].data["paid"] == "honour"
+
+
+def test_feltbank_replay_runs_the_hand_history(capsys):
+    from controller.cli import main
+
+    assert main(["replay", str(HISTORY)]) == 0
+    assert '"Ann": 0' in capsys.readouterr().out  # no money in Risque

@@ -51,9 +51,12 @@ def test_the_dashboard_plays_the_mode(name, tmp_path, make_app, auth):
             panel = html_lib.unescape(client.get("/table/panel").text)
             settled = any(e.kind == "bet-settled" for e in step.events)
             for event in step.events:
-                if settled and event.kind.endswith("-ended") and "result" in event.data:
+                if event.kind.endswith("-ended") and "result" in event.data:
+                    # Every mode's rounds end; the settlement card shows how a round that
+                    # settled bets ended (a mode without bets, e.g. Namaste, has no such card).
                     ended += 1
-                    assert words[event.data["result"]] in panel, (event, panel[:400])
+                    if settled:
+                        assert words[event.data["result"]] in panel, (event, panel[:400])
         assert client.get("/").status_code == 200
         assert ended, f"no round of {name} ended in {ACCEPTED} commands"
     finally:

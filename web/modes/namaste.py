@@ -14,7 +14,8 @@ from web.modes import ModePage, PageInput, reason
 FRENCH = {
     "Turn": "Tour", "rolls": "lance", "Roll": "Lancer", "Turquoise die": "Dé turquoise",
     "White dice": "Dés blancs", "Start a game": "Commencer une partie", "first": "commence",
-    "Pass": "Passer", "the turn is over": "le tour est fini", "Bad karma": "Mauvais karma",
+    "Pass": "Passer", "the turn is over": "le tour est fini",
+    "the game is over": "la partie est finie", "Bad karma": "Mauvais karma",
     "Points": "Points", "Spaces": "Cases",
     "may enter": "peut inscrire", "Winners": "Gagnants", "The game is over": "La partie est finie",
     "Last round: a sheet is full": "Dernier tour de table : une feuille est pleine",
@@ -82,4 +83,4 @@ def faces_for(label: str | None) -> list[str]:
 
 PAGE = ModePage("namaste", "modes/namaste.html", context,
                 holder=lambda page: page.state.active_player, holder_word="Roll",
-                faces_for=faces_for)
+                faces_for=faces_for, french=FRENCH)

@@ -39,7 +39,9 @@ FRENCH = {
     'Roll': 'Lancer',
     'to roll': 'à lancer',
     'Chance of reaching 10': "Chance d'atteindre 10",
-    'Score': 'Score', 'Truths to expect': 'Vérités à espérer',
+    'Score': 'Score', 'the Privilege tells the result': 'le Privilège raconte le Résultat',
+    'the Narrator tells the result': 'le Narrateur raconte le Résultat',
+    'Truths to expect': 'Vérités à espérer',
     'Privilege': 'Privilège',
     'Mises kept': 'Mises conservées',
     'Truth': 'Vérité',
@@ -108,4 +110,4 @@ def faces_for(label: str | None) -> list[str]:
     return list(PIP_LABELS)
 
 
-PAGE = ModePage("risque", "modes/risque.html", context, faces_for=faces_for)
+PAGE = ModePage("risque", "modes/risque.html", context, faces_for=faces_for, french=FRENCH)
