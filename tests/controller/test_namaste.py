@@ -15,6 +15,7 @@ from controller.errors import IllegalCommand
 from controller.games.base import Command, Event
 from controller.games.namaste import (
     CIRCLES,
+    LABEL_OF,
     LINE,
     LINES,
     NUMBER,
@@ -428,3 +429,54 @@ def test_feltbank_replay_runs_the_hand_history(capsys):
 
     assert main(["replay", str(HISTORY)]) == 0
     assert '"Magdalena": 0' in capsys.readouterr().out  # no money in Namaste: the sheets score
+
+
+# -- the demo table ----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_path):
+    """calibration/namaste (python -m vision.default_profile namaste) reads the demo table's
+    turquoise and white dice; the reading is the roll."""
+    import time
+
+    from controller.cli.camera import DemoThrower, start_camera
+    from controller.config import load_config
+    from controller.games.play import seated_table
+    from controller.journal import Journal
+    from controller.live import LiveTable
+    from controller.table import Table
+
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[table]\nmode = "namaste"\n[camera]\nsource = "demo"\n'
+                           'settle_seconds = 0.3\nfps = 20.0\n')
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    for cmd in seated_table("namaste", players=2):
+        if cmd.kind != "buy-in":  # no money in Namaste
+            table.submit(cmd)
+    table.submit(Command("start", {}, "start"))
+    live = LiveTable(table, confirm="banker")
+    rig = start_camera(load_config(config_file), table, live)
+    try:
+        thrown = DemoThrower(table, rig.demo, seed=3)()
+        deadline = time.monotonic() + 20
+        while not live.pending and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pending = live.pending
+        reading = pending.reading
+        assert not reading.problems, reading.problems
+        # Every die read with confidence is one thrown; a die the recognizer abstained on (it
+        # may, about 1 in 100) is tapped by the banker: the thrown label left over.
+        objects = pending.observation.objects
+        sure = [o.label for i, o in enumerate(objects) if i not in reading.uncertain]
+        left = list(thrown["rolled"])
+        for label in sure:
+            left.remove(label)
+        live.confirm(pending.id, dict(zip(reading.uncertain, left, strict=True)))
+        roll = table.state.roll
+        faces = sorted([LABEL_OF[("turquoise", roll.turquoise)]]
+                       + [LABEL_OF[("white", f)] for f in roll.white])
+        assert faces == sorted(thrown["rolled"]) and table.state.turn == 1
+    finally:
+        rig.stop()
+        table.journal.close()
