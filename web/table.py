@@ -16,9 +16,12 @@ from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
 bp = Blueprint("table", __name__)
 
 
-def describe(record) -> str:
-    """One line of the journal for people: what was asked, in short."""
-    args = " ".join(f"{k}={v}" for k, v in record.command.args.items() if k != "settings")
+def describe(record, secret=None) -> str:
+    """One line of the journal for people: what was asked, in short; the arguments the mode
+    keeps secret on screens (`Engine.secret_args`, e.g. Risque's Mises) as "•"."""
+    hidden = (secret or {}).get(record.command.kind, ())
+    args = " ".join(f"{k}={'•' if k in hidden else v}"
+                    for k, v in record.command.args.items() if k != "settings")
     return f"{record.command.kind} {args}".strip()
 
 
@@ -50,7 +53,8 @@ def frame_context() -> dict:
         "pending": pending_context(mode),
         "camera": camera_status(camera()),
         "settlement": settlement,
-        "journal_tail": [(r, describe(r)) for r in reversed(recent_records(8))],
+        "journal_tail": [(r, describe(r, getattr(engine, "secret_args", None)))
+                         for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
     }

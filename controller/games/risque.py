@@ -325,6 +325,8 @@ class Risque(Engine):
         Setting("honour", 0, "Honour in the common Reserve when the table opens", minimum=0,
                 maximum=999),
     )
+    #: Arguments the screens do not show (the journal's tail): the Mises are staked in secret.
+    secret_args = {"mise": ("mises",)}
     # Every roll is at least one die, of at most MAX_PARTICIPANTS pools of at most 60 dice.
     round_bound = MAX_PARTICIPANTS * 60
 
