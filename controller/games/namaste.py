@@ -414,19 +414,22 @@ class Namaste(Engine):
         sheets = dict(state.sheets)
         ending = state.ending or any(s.full or s.karma_full for s in sheets.values())
         active = (state.active + 1) % len(state.players)
-        # A turn is a round: one round-ended event, "turn", or "game-over" with the standings
-        # once the round in which a sheet filled has come back to the first player.
-        data: dict[str, Any] = {"result": "turn", "turn": state.turn,
-                                "player": state.active_player, "next": state.players[active]}
+        # A turn is a round: one round-ended event (the shape every mode's end of round has:
+        # result, holder, details), "turn", or "game-over" with the standings once the round
+        # in which a sheet filled has come back to the first player.
+        result, holder = "turn", state.active_player
+        details: dict[str, Any] = {"turn": state.turn, "next": state.players[active]}
         state = state.replace(roll=None, decided=(), active=active, ending=ending,
                               rounds=state.rounds + 1)
         if ending and active == 0:
             rows, winners = standings(sheets)
             state = state.replace(phase="over", result=tuple(rows), winners=tuple(winners))
-            data.update(result="game-over", next=None, winners=winners,
-                        standings=[{"player": p, "points": pts, "karma_spaces": k}
-                                   for p, pts, k in rows])
-        events.append(Event("round-ended", data))
+            result = "game-over"
+            details.update(next=None, winners=winners,
+                           standings=[{"player": p, "points": pts, "karma_spaces": k}
+                                      for p, pts, k in rows])
+        events.append(Event("round-ended", {"result": result, "holder": holder,
+                                            "details": details}))
         return state, events
 
     # -- views and play ------------------------------------------------------------------------

@@ -761,7 +761,10 @@ class Risque(Engine):
             state = state.replace(honour=state.honour + restored)
             data["honour"] = restored
             data["reserve"] = state.honour
-        events = events + [Event("round-ended", data)]
+        # The end of round every mode gives (result, holder, details); nobody holds dice here.
+        details = {k: v for k, v in data.items() if k != "result"}
+        events = events + [Event("round-ended", {"result": data["result"], "holder": None,
+                                                 "details": details})]
         return state.replace(risk=None, last=data, rounds=state.rounds + 1), events
 
     @command("configure", settings=dict)
@@ -775,7 +778,7 @@ class Risque(Engine):
     def light(self, state: RisqueState, events: tuple[Event, ...]) -> str:
         for event in events:
             if event.kind == "round-ended":
-                return "win" if event.data["privilege"] else "loss"
+                return "win" if event.data["result"] == "privilege" else "loss"
         if state.risk is not None:
             return "rolling" if state.risk.phase == "rolling" else "bets_open"
         return "ready"

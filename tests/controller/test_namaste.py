@@ -241,11 +241,12 @@ def test_the_game_ends_after_the_round_in_which_a_sheet_is_full():
     assert state.phase == "over" and events[-1].kind == "round-ended"
     assert events[-1].data["result"] == "game-over"
     # B: 6 (row-1's truth space, top) less 13; C: bad karma 2 once; A: nothing.
-    assert events[-1].data["standings"] == [
+    assert events[-1].data["holder"] == "A"
+    assert events[-1].data["details"]["standings"] == [
         {"player": "A", "points": 0, "karma_spaces": 0},
         {"player": "C", "points": -2, "karma_spaces": 1},
         {"player": "B", "points": -7, "karma_spaces": 4}]
-    assert events[-1].data["winners"] == ["A"] and state.winners == ("A",)
+    assert events[-1].data["details"]["winners"] == ["A"] and state.winners == ("A",)
     refused(state, roll("2", "2"), "no game is under way")
     assert ENGINE.light(state, tuple(events)) == "win"
     state, _ = play(state, C("start"))

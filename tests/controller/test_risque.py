@@ -205,7 +205,9 @@ def test_the_privilege_keeps_every_mise_other_successes_half_and_failures_none()
         C("truth", character="Bayushi Kachiko"))            # her last Mise
     assert [e.data.get("paid") for e in events if e.kind == "truth"] == ["free", "free", "mise"]
     assert events[-1].kind == "round-ended"
-    assert events[-1].data["privilege"] == "Bayushi Kachiko" and events[-1].data["truths"] == 5
+    ended = events[-1].data
+    assert ended["result"] == "privilege" and ended["holder"] is None
+    assert ended["details"]["privilege"] == "Bayushi Kachiko" and ended["details"]["truths"] == 5
     assert state.risk is None and state.rounds == 1
     assert state.by_name["Bayushi Kachiko"].glory == 1
     assert state.by_name["Kakita Toshimoko"].glory == 1
@@ -280,7 +282,7 @@ def test_seppuku_is_courage_plus_giri_and_restores_4_honour_plus_1_per_mise():
             "Courage \\+ Giri, built when it opens")
     state, events = play(state, C("mise", character="Kakita Toshimoko", mises=2), C("reveal"),
                          C("roll", character="Kakita Toshimoko", dice=[6, 4, 3]))
-    assert events[-1].data["honour"] == 6 and state.honour == 6
+    assert events[-1].data["details"]["honour"] == 6 and state.honour == 6
     assert not state.by_name["Kakita Toshimoko"].alive
     refused(state, C("risque", characters=["Kakita Toshimoko"]), "dead")
     refused(state, C("risque", characters=["Hida Kisada", "Kakita Toshimoko"]), "dead")
@@ -290,7 +292,7 @@ def test_a_failed_seppuku_restores_nothing():
     state, _ = play(table(honour=0), C("seppuku", character="Hida Kisada"),
                     C("mise", character="Hida Kisada", mises=0), C("reveal"))
     state, events = play(state, C("roll", character="Hida Kisada", dice=[1, 2, 3, 2]))
-    assert events[-1].data["honour"] == 0 and state.honour == 0
+    assert events[-1].data["details"]["honour"] == 0 and state.honour == 0
 
 
 def test_a_duels_winner_gains_a_glory_per_mise_of_the_opponent():
