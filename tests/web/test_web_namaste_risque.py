@@ -23,18 +23,15 @@ from controller.games.base import Command
 
 
 @pytest.fixture
-def serve(tmp_path):
+def serve(tmp_path, make_app):
     """A function serving the dashboard over a fresh table of `mode`."""
     from werkzeug.serving import make_server
-
-    from web import create_app
 
     running = []
 
     def start(mode, players):
         table = open_table(tmp_path / f"{mode}.sqlite3", mode=mode, players=players, coins=0)
-        app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "f.toml",
-                          "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, table=table)
+        app = make_app(table, TESTING=False, SSE_KEEPALIVE=0.5, SSE_MAX_SECONDS=60)
         httpd = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         running.append((httpd, table))
