@@ -82,6 +82,9 @@ class CameraLoop:
         self.status.frames += 1
         self.status.last_frame_at = time.monotonic()
         settled = self.settle.update(frame.image, frame.t).value
+        if self.live.take_read_again():
+            # The banker rejected the reading: the still table is read afresh.
+            self._read_this_settle = self._nothing_here = False
         if settled != "settled":
             self._read_this_settle = self._nothing_here = False
             self.last_objects = []  # what was read no longer lies where it was

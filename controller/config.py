@@ -11,6 +11,7 @@ Keys are dotted: `[table] mode = "hazard"` is `table.mode`; a mode's own setting
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tomllib
@@ -235,8 +236,7 @@ def schema() -> dict[str, Setting]:
     for name, engine in sorted(games().items()):
         for s in engine.setting_schema():
             key = f"games.{name}.{s.key}"
-            out[key] = Setting(key, s.default, s.help, s.choices, s.minimum, s.maximum, s.check,
-                               s.accepts)
+            out[key] = dataclasses.replace(s, key=key)
     return out
 
 

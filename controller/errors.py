@@ -8,7 +8,25 @@ class FeltbankError(Exception):
 
 
 class IllegalCommand(FeltbankError, ValueError):
-    """A command the rules or the ledger refuse, with the reason; the state is unchanged."""
+    """A command the rules or the ledger refuse, with the reason; the state is unchanged.
+
+    The reason is English. When it names things, it is a template and its values
+    (`IllegalCommand("the %(die)s is set aside", die="Earth die")`): the dashboard then
+    translates the template and the values apart (web/i18n.py `refusal`). A value that is a
+    list or tuple reads as its items joined with commas.
+    """
+
+    def __init__(self, reason: str, /, **values):
+        self.template = reason
+        self.values = values
+        super().__init__(reason % {k: _words(v) for k, v in values.items()} if values
+                         else reason)
+
+
+def _words(value):
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return value
 
 
 class ConfigError(FeltbankError, ValueError):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +60,20 @@ MIGRATIONS: list[str] = [
         printed_at TEXT
     );
     CREATE INDEX receipts_waiting ON receipts(state, id);
+    """,
+    # 3: what the camera read, kept with the commands it became: the faces and confidences
+    # read, the banker's corrections and who made them, and the frame the reading came from.
+    # `seq` is the reading's last command (its commands are `cam-<pending>-<n>`).
+    """
+    CREATE TABLE readings (
+        pending     TEXT PRIMARY KEY,
+        seq         INTEGER NOT NULL REFERENCES commands(seq),
+        read        TEXT NOT NULL,
+        corrections TEXT NOT NULL,
+        confirmed_by TEXT NOT NULL DEFAULT '',
+        frame       BLOB
+    );
+    CREATE INDEX readings_by_seq ON readings(seq);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -279,6 +293,43 @@ class Journal:
             legs.append((account, amount))
         if legs:
             yield Entry(kind, tuple(legs))
+
+    def add_reading(self, db: sqlite3.Connection, seq: int, reading: Mapping) -> None:
+        """Keep what the camera read with the command `seq` (inside its transaction)."""
+        db.execute(
+            "INSERT INTO readings (pending, seq, read, corrections, confirmed_by, frame) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (reading["pending"], seq, _dumps(reading["read"]),
+             _dumps({"changed": reading.get("corrections", []),
+                     "confirmed": reading.get("confirmed", [])}),
+             reading.get("confirmed_by", ""),
+             reading.get("frame")))
+
+    def readings(self, seqs: Iterable[int] | None = None) -> dict[int, dict]:
+        """The camera readings kept with these commands (all when None), by seq, without
+        the frames."""
+        query = ("SELECT pending, seq, read, corrections, confirmed_by, frame IS NOT NULL "
+                 "FROM readings")
+        if seqs is None:
+            batches = [self.db.execute(query + " ORDER BY seq")]
+        else:
+            wanted = sorted(set(seqs))
+            batches = [self.db.execute(query + f" WHERE seq IN ({','.join('?' * len(part))})",
+                                       part)
+                       for part in (wanted[i:i + 500] for i in range(0, len(wanted), 500))]
+        out: dict[int, dict] = {}
+        for rows in batches:
+            for pending, seq, read, corrections, by, framed in rows:
+                taps = json.loads(corrections)
+                out[seq] = {"pending": pending, "read": json.loads(read),
+                            "corrections": taps["changed"], "confirmed": taps["confirmed"],
+                            "confirmed_by": by, "frame": bool(framed)}
+        return out
+
+    def reading_frame(self, seq: int) -> bytes | None:
+        """The JPEG frame the reading of command `seq` came from, if kept."""
+        row = self.db.execute("SELECT frame FROM readings WHERE seq = ?", (seq,)).fetchone()
+        return bytes(row[0]) if row and row[0] is not None else None
 
     def account_sums(self) -> dict[str, int]:
         """Each account's balance as the sum of its stored legs."""

@@ -38,6 +38,33 @@ class Pending:
                 "reading": self.reading.to_json()}
 
 
+def unread_words(observation: Observation, indexes) -> str:
+    """Which dice still want the banker's tap, numbered as the screen numbers them (#1...)."""
+    dice = []
+    for i in indexes:
+        seen = observation.objects[i]
+        read = (f"read {seen.label} at {seen.confidence:.0%}" if seen.label else "not read")
+        dice.append(f"#{i + 1} ({read})")
+    what = "die" if len(dice) == 1 else "dice"
+    return f"tap the face of {what} {', '.join(dice)} to confirm or correct it"
+
+
+def reading_record(pending: Pending, corrections: Mapping[int, str], by: str) -> dict:
+    """What the journal keeps of a reading: each object as read, the banker's taps (a tap on
+    the face read confirms an uncertain die as read) and who tapped, the frame."""
+    objects = pending.observation.objects
+    read = [{"index": i, "label": o.label, "confidence": round(o.confidence, 4), "zone": o.zone,
+             "kind": o.kind, "cocked": o.cocked} for i, o in enumerate(objects)]
+    taps = [{"index": i, "read": objects[i].label, "banker": label,
+             "changed": label != objects[i].label}
+            for i, label in sorted(corrections.items()) if 0 <= i < len(objects)]
+    frame = pending.extra.get("frame_jpeg")
+    return {"pending": pending.id, "read": read,
+            "corrections": [t for t in taps if t["changed"]], "confirmed": taps,
+            "confirmed_by": by if taps or by else "",
+            "frame": bytes(frame) if isinstance(frame, bytes | bytearray) else None}
+
+
 class LiveTable:
     """Between the camera and the table service."""
 
@@ -52,6 +79,28 @@ class LiveTable:
         self._done: dict[str, list[Outcome]] = {}
         self._lock = threading.Lock()
         self._listeners: list[Callable[[Pending | None], None]] = []
+        self._read_again = threading.Event()
+        #: Why the camera's readings are set aside instead of read (e.g. the banker is
+        #: showing faces to the camera to calibrate it); empty while the table reads.
+        self.paused = ""
+
+    def pause(self, why: str) -> None:
+        """Set the camera's readings aside until `resume()` (a waiting reading is dropped):
+        a die shown to the camera for calibration is not a roll."""
+        with self._lock:
+            self.paused = why
+            dropped = self.pending is not None
+            self.pending = None
+        if dropped:
+            self._tell()
+
+    def resume(self) -> None:
+        """Read the camera again; the still table is read afresh."""
+        with self._lock:
+            was = self.paused
+            self.paused = ""
+        if was:
+            self._read_again.set()
 
     def subscribe(self, listener: Callable[[Pending | None], None]) -> None:
         """Call `listener(pending)` when a reading starts or stops waiting for the banker."""
@@ -66,16 +115,21 @@ class LiveTable:
 
     def read(self, observation: Observation) -> Reading:
         """What the current game makes of `observation` (nothing is applied)."""
-        engine = self.table.engine
-        if engine is None:
+        now = self.table.snapshot()
+        if now.engine is None:
             return Reading(problems=("the table is not open",))
-        return engine.read(self.table.state, observation, self.min_confidence)
+        return now.engine.read(now.state, observation, self.min_confidence)
 
     def observe(self, observation: Observation, extra: Mapping | None = None
                 ) -> list[Outcome] | Pending:
-        """A settled table: apply its commands at once, or hold the reading for the banker."""
+        """A settled table: apply its commands at once, or hold the reading for the banker
+        (while paused, the reading is set aside: nothing waits, nothing is applied)."""
         with self._lock:
             reading = self.read(observation)
+            if self.paused:
+                return Pending(uuid.uuid4().hex, observation,
+                               Reading(problems=(f"not read: {self.paused}",),
+                                       faces=reading.faces), extra or {})
             pending = Pending(uuid.uuid4().hex, observation, reading, extra or {})
             if reading.ready and self.confirm_mode == "auto":
                 try:
@@ -94,9 +148,10 @@ class LiveTable:
         return pending
 
     def confirm(self, pending_id: str | None = None,
-                corrections: Mapping[int, str] | None = None) -> list[Outcome]:
-        """The banker confirms the waiting reading, with corrected faces; IllegalCommand if
-        it still does not fit (the reason says why) or nothing is waiting."""
+                corrections: Mapping[int, str] | None = None, by: str = "") -> list[Outcome]:
+        """The banker `by` confirms the waiting reading, with corrected faces (a face tapped
+        on an uncertain die confirms it as read); IllegalCommand if it still does not fit
+        (the reason says why) or nothing is waiting."""
         with self._lock:
             if pending_id in self._done:
                 return self._done[pending_id]
@@ -104,11 +159,10 @@ class LiveTable:
             observation = pending.observation.corrected(corrections or {})
             reading = self.read(observation)
             if not reading.ready:
-                why = list(reading.problems) or [
-                    f"dice {', '.join(str(i) for i in reading.uncertain)} are still unread: "
-                    "tap their faces"]
+                why = list(reading.problems) or [unread_words(pending.observation,
+                                                              reading.uncertain)]
                 raise IllegalCommand("; ".join(why))
-            outcomes = self._apply(pending, reading)
+            outcomes = self._apply(pending, reading, corrections or {}, by)
             self.pending = None
         self._tell()
         return outcomes
@@ -118,7 +172,15 @@ class LiveTable:
         with self._lock:
             self._current(pending_id)
             self.pending = None
+            self._read_again.set()
         self._tell()
+
+    def take_read_again(self) -> bool:
+        """True once after a rejection: the camera reads the still table again."""
+        if self._read_again.is_set():
+            self._read_again.clear()
+            return True
+        return False
 
     def _current(self, pending_id: str | None) -> Pending:
         if self.pending is None:
@@ -127,11 +189,22 @@ class LiveTable:
             raise IllegalCommand("that reading is no longer the one waiting; look again")
         return self.pending
 
-    def _apply(self, pending: Pending, reading: Reading) -> list[Outcome]:
-        # Ids from the reading: the same reading applied twice is applied once.
-        outcomes = [self.table.submit(Command(cmd.kind, cmd.args, f"cam-{pending.id}-{n}"),
-                                      source="camera")
-                    for n, cmd in enumerate(reading.commands)]
+    def _apply(self, pending: Pending, reading: Reading,
+               corrections: Mapping[int, str] | None = None, by: str = "") -> list[Outcome]:
+        # Ids from the reading: the same reading applied twice is applied once. Its commands
+        # (a set-aside and a roll) go into the journal in one transaction: nothing between.
+        # What the camera read, what the banker changed and who, and the frame are kept with
+        # the last command, in that transaction.
+        record = reading_record(pending, corrections or {}, by)
+        source = f"camera, corrected by {by}" if record["corrections"] else "camera"
+        cmds = [Command(cmd.kind, cmd.args, f"cam-{pending.id}-{n}")
+                for n, cmd in enumerate(reading.commands)]
+
+        def keep(db, seq, cmd, events):
+            if cmd.id == cmds[-1].id:
+                self.table.journal.add_reading(db, seq, record)
+
+        outcomes = self.table.submit_many(cmds, source=source, hooks=(keep,))
         self._done[pending.id] = outcomes
         while len(self._done) > 32:
             self._done.pop(next(iter(self._done)))

@@ -68,7 +68,8 @@ def statement_data(table, player: str) -> dict:
     statements = table.statements()
     if player not in statements:
         raise KeyError(f"{player} has no statement at this table")
-    balance = table.state.ledger.balance(f"player:{player}") if table.state else 0
+    state = table.state
+    balance = state.ledger.balance(f"player:{player}") if state else 0
     return {**statements[player].to_json(), "balance": balance}
 
 
@@ -81,6 +82,8 @@ def house_report_data(table) -> dict:
         "rounds": state.rounds if state else 0,
         "players": [{"player": p, "net": s.net} for p, s in sorted(table.statements().items())],
         "house": state.ledger.balance("bank") if state else 0,
+        # The banker's overrides of the camera, for the house to see on paper.
+        "corrections": sum(len(r["corrections"]) for r in table.journal.readings().values()),
     }
 
 

@@ -17,6 +17,11 @@ _TYPE_WORDS = {
 }
 
 
+def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
+    """Mark `text` for the dashboard's message catalog (web/i18n.py); it stays English here."""
+    return text
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting. The value's type is the default's; `check` may narrow it further."""
@@ -31,6 +36,9 @@ class Setting:
     check: Callable[[Any], Any] | None = None
     #: Words for what `check` accepts, for error messages.
     accepts: str = ""
+    #: `help` as a template and its values, when it names something ("pay of %(name)s"), so
+    #: that a screen in another language translates the template and the values apart.
+    words: tuple = ()
 
     @property
     def kind(self) -> type:

@@ -42,6 +42,24 @@ class Outcome:
                 "repeated": self.repeated, "events": [e.to_json() for e in self.events]}
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The table at one moment: its journal position, state and engine, taken together under
+    the table's lock. Every reader on another thread (the live table, the camera, the
+    dashboard, the devices) reads through one, never `state` and `engine` one after the
+    other (a command could land between them)."""
+
+    seq: int
+    state: State | None
+    engine: Engine | None
+
+    def view(self) -> dict:
+        """The table as JSON for people and screens."""
+        if self.state is None:
+            return {"open": False}
+        return {"open": True, "seq": self.seq, **self.engine.view(self.state)}
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -55,11 +73,24 @@ class Table:
         self._lock = threading.RLock()
         self._listeners: list[Callable[[Outcome], None]] = []
         self._hooks: list[TransactionHook] = []
-        self.state: State | None = journal.rebuild()
+        self._state: State | None = journal.rebuild()
+        self._seq = journal.last_seq()
+
+    @property
+    def state(self) -> State | None:
+        """The state now. Reading more than this one value: `snapshot()`."""
+        return self._state
 
     @property
     def engine(self) -> Engine | None:
-        return games.find_game(self.state.mode) if self.state else None
+        """The engine of the mode now. Reading more than this one value: `snapshot()`."""
+        return self.snapshot().engine
+
+    def snapshot(self) -> Snapshot:
+        """The journal position, state and engine of one moment, taken under the lock."""
+        with self._lock:
+            state = self._state
+            return Snapshot(self._seq, state, games.find_game(state.mode) if state else None)
 
     def subscribe(self, listener: Callable[[Outcome], None]) -> None:
         """Call `listener(outcome)` after each command is committed; it must return quickly."""
@@ -69,36 +100,66 @@ class Table:
         """Run `hook` inside the transaction that stores each command (e.g. queue a receipt)."""
         self._hooks.append(hook)
 
-    def submit(self, cmd: Command, source: str = "") -> Outcome:
-        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand."""
+    def submit(self, cmd: Command, source: str = "",
+               hooks: tuple[TransactionHook, ...] = ()) -> Outcome:
+        """Apply `cmd`: journaled, then applied in memory, then announced; or IllegalCommand.
+        `hooks` run in its transaction besides the table's own (e.g. keep a camera reading)."""
+        return self.submit_many([cmd], source, hooks)[0]
+
+    def submit_many(self, cmds: list[Command], source: str = "",
+                    hooks: tuple[TransactionHook, ...] = ()) -> list[Outcome]:
+        """Apply several commands as one (a camera reading's set-aside and roll): all are
+        journaled in ONE transaction, so no other command lands between them, or none is
+        (IllegalCommand for the first refused, and nothing changes). Commands whose ids the
+        journal holds are answered with their first result and not applied again. `hooks`
+        run in that transaction for each command, besides the table's own."""
         with self._lock:
-            if not cmd.id:
-                cmd = Command(cmd.kind, cmd.args, f"auto-{uuid.uuid4().hex}")
-            earlier = self.journal.find(cmd.id)
-            if earlier is not None:
-                if not earlier.command.same_as(cmd):
-                    raise CommandIdReused(
-                        f"command id {cmd.id!r} was already used for a {earlier.command.kind!r} "
-                        "command; every new command needs a new id")
-                return Outcome(earlier.seq, earlier.command, earlier.events, repeated=True)
-            state, events = games.apply(self.state, cmd)
+            cmds = [cmd if cmd.id else Command(cmd.kind, cmd.args, f"auto-{uuid.uuid4().hex}")
+                    for cmd in cmds]
+            state = self._state
+            results: list[Outcome | tuple[Command, tuple[Event, ...]]] = []
+            for cmd in cmds:
+                earlier = self.journal.find(cmd.id)
+                if earlier is not None:
+                    if not earlier.command.same_as(cmd):
+                        raise CommandIdReused(
+                            f"command id {cmd.id!r} was already used for a "
+                            f"{earlier.command.kind!r} command; every new command needs a "
+                            "new id")
+                    results.append(Outcome(earlier.seq, earlier.command, earlier.events,
+                                           repeated=True))
+                    continue
+                if any(not isinstance(r, Outcome) and r[0].id == cmd.id for r in results):
+                    raise IllegalCommand(f"command id {cmd.id!r} is given twice")
+                state, events = games.apply(state, cmd)
+                results.append((cmd, events))
+            new = [r for r in results if not isinstance(r, Outcome)]
             try:
-                seq = self.journal.append(cmd, events, source=source, at=self._clock(),
-                                          hooks=self._hooks)
+                at = self._clock()
+                seqs = self.journal.append_many([(cmd, events, source, at)
+                                                 for cmd, events in new],
+                                                hooks=(*self._hooks, *hooks)) if new else []
             except sqlite3.Error as exc:
-                # Disk full, a read-only file system...: the command did not happen.
+                # Disk full, a read-only file system...: the commands did not happen.
+                kinds = ", ".join(repr(cmd.kind) for cmd, _ in new)
                 raise JournalError(f"the journal {self.journal.path} could not store "
-                                   f"{cmd.kind!r}: {exc}; nothing changed") from exc
-            self.state = state
-            outcome = Outcome(seq, cmd, events)
+                                   f"{kinds}: {exc}; nothing changed") from exc
+            fresh = iter(seqs)
+            outcomes = [r if isinstance(r, Outcome) else Outcome(next(fresh), *r)
+                        for r in results]
+            if new:
+                self._state, self._seq = state, seqs[-1]
             # Told in journal order, under the lock: listeners only enqueue, they never block.
-            for listener in list(self._listeners):
-                try:
-                    listener(outcome)
-                except Exception:
-                    # A broken screen or lamp must not stop the game; the journal holds it.
-                    log.exception("listener %r failed on seq %d", listener, seq)
-        return outcome
+            for outcome in outcomes:
+                if outcome.repeated:
+                    continue
+                for listener in list(self._listeners):
+                    try:
+                        listener(outcome)
+                    except Exception:
+                        # A broken screen or lamp must not stop the game; the journal holds it.
+                        log.exception("listener %r failed on seq %d", listener, outcome.seq)
+        return outcomes
 
     def responsive(self, timeout: float = 2.0) -> bool:
         """True when the table can take a command within `timeout` s (its lock is not stuck)."""
@@ -109,11 +170,7 @@ class Table:
 
     def view(self) -> dict:
         """The table as JSON for people and screens."""
-        with self._lock:
-            if self.state is None:
-                return {"open": False}
-            return {"open": True, "seq": self.journal.last_seq(),
-                    **self.engine.view(self.state)}
+        return self.snapshot().view()
 
     def statements(self) -> dict[str, Statement]:
         """Every player's session statement from the journal's entries."""

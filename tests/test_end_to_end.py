@@ -174,7 +174,7 @@ def test_a_session_survives_a_sigkill_in_the_middle_of_a_turn(tmp_path):
         banker.post("/api/live/confirm", {"pending": pending["id"]})
         if banker.state()["roll"] == 2:  # no combination, no Lord Moon: roll 3 by hand
             status, body = banker.command("roll", faces=["TREE", "BIRD", "VOID"])
-            assert status == 201 and any(e["kind"] == "turn-ended" for e in body["events"])
+            assert status == 201 and any(e["kind"] == "round-ended" for e in body["events"])
         view = banker.state()
         assert view["roll"] == 0 and view["pending"] is None  # the turn is over
         refused = banker.command("bet", player="Nobody", bet="standard", amount=1)

@@ -1,10 +1,11 @@
 """The banker's dashboard: a Flask app factory, one blueprint per area.
 
-    app = create_app(table=table, camera=camera)     # the table service is injected
+    app = create_app(config, Services(table=table, live=live, camera=camera))
 
-`config` overrides the app's settings (flaskr's test_config); its key "FELTBANK" may carry the
-feltbank `Config` (default: `load_config()`). With no `table`, the table of that
-configuration is opened; with no `camera`, the pages show the "no camera" state.
+The dashboard is handed its services (the composition root, `app.Feltbank.services()`, makes
+them; tests make them with doubles); it never opens a table itself. `config` overrides the
+app's settings (flaskr's test_config); its key "FELTBANK" may carry the feltbank `Config`
+(default: `load_config()`). With no `camera`, the pages show the "no camera" state.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,8 @@ from web import health as health_page
 from web import live as live_pages
 from web import table as table_pages
 from web.camera import Camera
-from web.i18n import language, script_words, t
+from web.i18n import init_app as init_i18n
+from web.i18n import language, number, script_words, source_words, t, tn, word
 from web.security import (
     RateLimiter,
     SessionInterface,
@@ -40,15 +43,31 @@ from web.security import (
 log = logging.getLogger(__name__)
 
 
-def create_app(config: Mapping[str, Any] | None = None, table: Table | None = None,
-               camera: Camera | None = None, live: LiveTable | None = None,
-               calibrator: Any = None, health: Callable[[], dict] | None = None,
-               demo: Callable[[], dict] | None = None) -> Flask:
-    """The dashboard of `table` (opened from the configuration when not given); `live` is
-    the camera's door to the table, whose waiting readings the banker confirms here;
+@dataclass(frozen=True)
+class Services:
+    """What the dashboard works with, made elsewhere and handed to `create_app`.
+
+    `table` the table service; `live` the camera's door to the table, whose waiting readings
+    the banker confirms here; `camera` the newest frame and status (web/camera.py);
     `calibrator` the vision side's calibration service (see web/calibration.py); `health`
-    reports each part of the running table for /healthz (default: the journal's only);
-    `demo` throws the demo table's dice (only when the camera is the demo table)."""
+    reports each part of the running table for /healthz (default: the journal's only); `demo`
+    throws the demo table's dice (only when the camera is the demo table).
+    """
+
+    table: Table
+    live: LiveTable | None = None
+    camera: Camera | None = None
+    calibrator: Any = None
+    health: Callable[[], dict] | None = None
+    demo: Callable[[], dict] | None = None
+
+
+def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
+    """The dashboard of `services.table`, with Flask settings `config` over the defaults."""
+    if not isinstance(services, Services) or not isinstance(services.table, Table):
+        raise TypeError("create_app(config, services): services is a web.Services with the "
+                        "table (the composition root, app.Feltbank, makes it)")
+    table, live = services.table, services.live
     overrides = dict(config or {})
     conf: Config = overrides.pop("FELTBANK", None) or load_config()
     app = Flask(__name__)
@@ -79,23 +98,21 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
     if not app.config["SECRET_KEY"]:
         app.config["SECRET_KEY"] = secret_key(data_dir)
     app.session_interface = SessionInterface()
+    init_i18n(app)
 
-    if table is None:
-        from controller.cli.run import open_table
-
-        table = open_table(conf)
     broadcaster = live_pages.Broadcaster()
     table.subscribe(broadcaster)
     if live is not None:
         live.subscribe(broadcaster.pending_changed)
     app.extensions.update({
         "feltbank.table": table,
-        "feltbank.camera": camera,
+        "feltbank.camera": services.camera,
         "feltbank.config": conf,
         "feltbank.live": live,
-        "feltbank.calibrator": calibrator,
-        "feltbank.demo": demo,
-        "feltbank.health": health or (lambda: {"journal": health_page.table_health(table)}),
+        "feltbank.calibrator": services.calibrator,
+        "feltbank.demo": services.demo,
+        "feltbank.health": services.health or (
+            lambda: {"journal": health_page.table_health(table)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
         "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
@@ -113,8 +130,10 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
 
     @app.context_processor
     def globals_() -> dict:
-        return {"t": t, "csrf_token": csrf_token, "user": g.get("user"), "lang": language(),
-                "script_words": script_words(), "table_name": app.config["TABLE_NAME"]}
+        return {"t": t, "tn": tn, "number": number, "word": word, "source_words": source_words,
+                "csrf_token": csrf_token,
+                "user": g.get("user"), "lang": language(), "script_words": script_words(),
+                "table_name": app.config["TABLE_NAME"]}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -1,7 +1,7 @@
 """Calibration: guided capture, learning with a progress bar, accuracy per label and the
 confused pairs, activate and roll back a profile.
 
-The vision side is reached through an injected calibrator (`create_app(calibrator=...)`), an
+The vision side is reached through an injected calibrator (`web.Services.calibrator`), an
 object with these methods; without one the page says how to calibrate from the command line.
 
     labels() -> list[str]                 every label of the die set, in order
@@ -31,7 +31,8 @@ from controller import config as cfg
 from controller.errors import ConfigError
 from web.auth import banker_required
 from web.camera import camera_status
-from web.data import camera, json_body
+from web.data import camera, json_body, live
+from web.i18n import N_, t
 from web.settings_page import current, save_settings
 
 bp = Blueprint("calibration", __name__, url_prefix="/calibration")
@@ -46,6 +47,29 @@ def _need():
     if c is None:
         abort(404, description="no calibration service runs here: use feltbank calibrate")
     return c
+
+
+def missing_captures(c) -> list[tuple[str, int]]:
+    """The faces that still want captures before learning, with the captures they have."""
+    counts = c.counts()
+    return [(label, counts.get(label, 0)) for label in c.labels()
+            if counts.get(label, 0) < c.target]
+
+
+def learn_refusal(c) -> str:
+    """Why Learn cannot start yet (empty when it can)."""
+    missing = missing_captures(c)
+    if not missing:
+        return ""
+    return t("Learning needs %(target)s captures of every face; still to capture: %(faces)s") % {
+        "target": c.target,
+        "faces": ", ".join(f"{label} ({n}/{c.target})" for label, n in missing)}
+
+
+PROGRESS_WORDS = {"idle": N_("Not learning"), "learning": N_("Learning"),
+                  "done": N_("Learned"), "failed": N_("Learning failed")}
+
+CALIBRATING = "the banker is showing faces to the camera to calibrate it"
 
 
 def next_label(c) -> str | None:
@@ -64,7 +88,10 @@ def index():
         counts = c.counts()
         labels = c.labels()
         done = sum(min(counts.get(label, 0), c.target) for label in labels)
+        door = live()
         context.update(labels=labels, counts=counts, target=c.target, next=next_label(c),
+                       learn_refusal=learn_refusal(c), progress_words=PROGRESS_WORDS,
+                       paused=door is not None and bool(door.paused),
                        captured=round(100 * done / max(1, c.target * len(labels))),
                        progress=c.progress(), versions=c.versions(),
                        corners=current()["camera.corners"] if hasattr(c, "set_corners") else None)
@@ -91,13 +118,30 @@ def _do(action) -> Response:
 def capture() -> Response:
     c = _need()
     label = _label(c, json_body())
+    door = live()
+    if door is not None:
+        # The face shown to the camera is not a roll: readings wait until the banker is done.
+        door.pause(CALIBRATING)
     return _do(lambda: c.capture(label))
+
+
+@bp.post("/done")
+@banker_required
+def done() -> Response:
+    """The banker has finished showing faces: the camera reads rolls again."""
+    door = live()
+    if door is not None:
+        door.resume()
+    return jsonify({"ok": True, "message": t("The camera reads the rolls again.")})
 
 
 @bp.post("/learn")
 @banker_required
 def learn() -> Response:
     c = _need()
+    refusal = learn_refusal(c)
+    if refusal:
+        return jsonify({"error": refusal}), 422
     return _do(c.learn)
 
 

@@ -20,6 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from web.i18n import N_, number, t
+
 
 @runtime_checkable
 class Camera(Protocol):
@@ -28,17 +30,30 @@ class Camera(Protocol):
     def status(self) -> dict: ...
 
 
+#: The camera's states and the table's, as the status line says them.
+CAMERA_WORDS = (N_("no camera"), N_("still frames"), N_("no frame yet"), N_("starting"),
+                N_("ok"), N_("unavailable"), N_("empty"), N_("moving"), N_("settled"))
+
+
 def camera_status(camera: Camera | None) -> dict:
-    """The camera's status, or the "no camera" one."""
+    """The camera's status, or the "no camera" one; its message in the page's language."""
     if camera is None:
-        return {"ok": False, "present": False, "message": "no camera"}
+        return {"ok": False, "present": False, "message": t("no camera")}
     try:
         status = dict(camera.status())
     except Exception as exc:  # a broken camera must not break the page
-        return {"ok": False, "present": True, "message": f"camera error: {exc}"}
+        return {"ok": False, "present": True,
+                "message": t("camera error: %(error)s") % {"error": exc}}
     status.setdefault("present", True)
     status.setdefault("ok", True)
-    status.setdefault("message", "")
+    age = status.get("last_frame_age_s")
+    reason, still, message = (status.get(k) or "" for k in ("reason", "table", "message"))
+    if reason:
+        message = reason
+    elif age is not None and still:
+        message = t("%(table)s; frame %(age)s s old") % {"table": t(still),
+                                                         "age": number(round(age, 1))}
+    status["message"] = t(message)
     return status
 
 
@@ -82,4 +97,4 @@ class LoopCamera:
         age = status.get("last_frame_age_s")
         message = status.get("reason") or (f"{status.get('table')}; frame {age:.1f} s old"
                                            if age is not None else status.get("camera", ""))
-        return {**status, "ok": ok, "message": message}
+        return {**status, "ok": ok, "message": message}  # camera_status words it for people

@@ -1,142 +1,97 @@
-"""English and French: the dashboard's words. English is the key; French is looked up."""
+"""The dashboard's languages, with gettext message catalogs (Babel and Flask-Babel).
+
+English is the source language: every word a user sees is written in English in the code and
+marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` for plurals,
+`N_("...")` for words kept in tables and translated later). The shared words' French lives in
+`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it; a mode's
+own words (its page, bets, results, settings) are its page's `ModePage.french`, looked up
+when the shared catalog has no entry (docs/adding-a-mode.md).
+
+To add or change words (docs/dashboard.md, "Languages"):
+    pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
+    pybabel update -i /tmp/messages.pot -d web/translations
+    (translate the new entries in the .po)
+    pybabel compile -d web/translations
+`tests/web/test_web_i18n.py` fails while any marked word has no French, or while the .mo is
+older than the .po.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
-from flask import current_app, session
+from flask import current_app, has_request_context, session
+from flask_babel import Babel, format_decimal, gettext, ngettext
 
 LANGUAGES = ("en", "fr")
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
-FRENCH = {
-    # frame
-    "Table": "Table",
-    "Money": "Caisse",
-    "Calibration": "Calibrage",
-    "Settings": "Réglages",
-    "Users": "Utilisateurs",
-    "Log out": "Déconnexion",
-    "Log in": "Connexion",
-    "User name": "Nom d'utilisateur",
-    "Password": "Mot de passe",
-    "Password again": "Mot de passe (encore)",
-    "Role": "Rôle",
-    "banker": "banquier",
-    "viewer": "spectateur",
-    "Seats": "Places",
-    "Seat": "Place",
-    "Player": "Joueur",
-    "Players": "Joueurs",
-    "Balance": "Solde",
-    "On the table": "Sur le tapis",
-    "Camera": "Caméra",
-    "No camera": "Pas de caméra",
-    "No camera is connected: enter each roll by hand below.":
-        "Aucune caméra n'est branchée : saisissez chaque lancer à la main ci-dessous.",
-    "Live": "En direct",
-    "Reconnecting…": "Reconnexion…",
-    "Journal": "Journal",
-    "Read-only screen": "Écran en lecture seule",
-    "Settlement": "Règlement",
-    "Last settlement": "Dernier règlement",
-    "Bet": "Mise",
-    "Stake": "Enjeu",
-    "Result": "Résultat",
-    "Paid": "Payé",
-    "win": "gagne",
-    "won": "gagné",
-    "rolls": "lancers",
-    "lose": "perd",
-    "push": "rendu",
-    # roll confirmation
-    "Confirm the roll": "Confirmer le lancer",
-    "Confirm": "Confirmer",
-    "Reject: read again": "Rejeter : relire",
-    "Throw the dice (demo table)": "Lancer les dés (table de démonstration)",
-    "The camera reads them once they settle.": "La caméra les lit dès qu'ils sont immobiles.",
-    "Tap the face each die shows.": "Touchez la face que montre chaque dé.",
-    "uncertain": "incertain",
-    "not read": "non lu",
-    "read by the camera": "lu par la caméra",
-    # chips and bets
-    "Chip": "Jeton",
-    "Bets": "Mises",
-    "Shooter": "Lanceur",
-    "Caster": "Lanceur",
-    "Roll": "Lancer",
-    "Banker sits here": "Le banquier est assis ici",
-    "round": "manche",
-    "no camera": "pas de caméra",
-    "nobody is seated": "personne n'est assis",
-    # money
-    "Buy in": "Achat de jetons",
-    "Cash out": "Encaisser",
-    "Join": "S'asseoir",
-    "Leave": "Partir",
-    "Amount": "Montant",
-    "Filter": "Filtrer",
-    "Export CSV": "Exporter CSV",
-    "Export JSONL": "Exporter JSONL",
-    "Statements": "Relevés",
-    "Print": "Imprimer",
-    "House result": "Résultat de la maison",
-    "Odds and house edge": "Cotes et avantage de la maison",
-    "Probability": "Probabilité",
-    "Pays": "Paie",
-    "House edge": "Avantage maison",
-    "Worst edge": "Pire avantage",
-    "favours the player": "favorise le joueur",
-    "These bets favour the player at the house's pays:":
-        "Ces mises favorisent le joueur aux paiements de la maison :",
-    # calibration
-    "Show this face to the camera, anywhere on the felt:":
-        "Montrez cette face à la caméra, n'importe où sur le tapis :",
-    "Every face has its captures.": "Chaque face a ses captures.",
-    "Capture": "Capturer",
-    "Captured": "Capturé",
-    "Learn": "Apprendre",
-    "Accuracy": "Précision",
-    "Confused pairs": "Paires confondues",
-    "Profiles": "Profils",
-    "active": "actif",
-    "Activate": "Activer",
-    "Roll back": "Revenir en arrière",
-    "Felt corners": "Coins du tapis",
-    "Where the felt is in the picture: from the four corner markers, or tap its four corners "
-    "here, clockwise from the top-left.":
-        "Où est le tapis sur l'image : d'après les quatre repères des coins, ou touchez ici ses "
-        "quatre coins, dans le sens horaire depuis le coin en haut à gauche.",
-    "Now": "Actuellement",
-    "the corner markers": "les repères des coins",
-    "Save the corners": "Enregistrer les coins",
-    "Use the corner markers": "Utiliser les repères des coins",
-    # settings
-    "Save": "Enregistrer",
-    "Saved.": "Enregistré.",
-    "Apply to the table now": "Appliquer à la table maintenant",
-    "Language": "Langue",
-    # wizard
-    "Welcome to feltbank": "Bienvenue dans feltbank",
-    "Create the banker's account": "Créez le compte du banquier",
-    "Create": "Créer",
-    "Add a user": "Ajouter un utilisateur",
-    "Remove": "Supprimer",
+#: Words the scripts need (handed to app.js already translated).
+SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm",
+                "Tap the face of each uncertain die, even if it is right:",
+                "no answer from the table: check the network")
+
+
+def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
+    """Mark `text` for the catalog without translating it now (it is translated where shown)."""
+    return text
+
+
+#: The journal's words for command, argument and event names (ids in the journal).
+JOURNAL_WORDS = {
+    # commands
+    "open": N_("open the table"), "join": N_("join"), "leave": N_("leave"),
+    "buy-in": N_("buy in"), "cash-out": N_("cash out"), "configure": N_("change the settings"),
+    "bet": N_("bet"), "roll": N_("roll"), "set-aside": N_("set aside"),
+    "pass": N_("pass the dice"), "call-main": N_("call a main"), "throw": N_("throw"),
+    # arguments
+    "player": N_("player"), "amount": N_("amount"), "faces": N_("faces"), "dice": N_("dice"),
+    "mode": N_("game"), "main": N_("main"),
+    # events
+    "opened": N_("table opened"), "joined": N_("joined"), "left": N_("left"),
+    "bought-in": N_("bought in"), "cashed-out": N_("cashed out"),
+    "configured": N_("settings changed"), "bet-placed": N_("bet placed"),
+    "bet-settled": N_("bet settled"), "rolled": N_("rolled"), "dice-passed": N_("dice passed"),
+    "turn-ended": N_("turn ended"), "round-ended": N_("round ended"),
+    "main-called": N_("main called"), "thrown": N_("thrown"),
 }
 
-#: Words the scripts need.
-SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm")
+
+def word(key: str) -> str:
+    """A command, argument or event name of the journal in the page's language."""
+    return t(JOURNAL_WORDS.get(key, key))
+
+
+def source_words(source: str) -> str:
+    """Who or what sent a command, in words: "dashboard:boss" is "dashboard · boss"."""
+    if source.startswith("camera, corrected by "):
+        return t("camera, corrected by %(who)s") % {"who": source[len("camera, corrected by "):]}
+    where, _, who = source.partition(":")
+    return f"{t(where)} · {who}" if who else t(where)
 
 
 def language() -> str:
-    lang = session.get("lang") or current_app.config.get("LANGUAGE", "en")
+    lang = None
+    if has_request_context():
+        lang = session.get("lang")
+    lang = lang or current_app.config.get("LANGUAGE", "en")
     return lang if lang in LANGUAGES else "en"
 
 
+def init_app(app) -> None:
+    Babel(app, locale_selector=language, default_translation_directories=str(TRANSLATIONS))
+
+
 def t(text: str) -> str:
-    """`text` in the session's language (the shared words, then the modes' pages' own)."""
-    if language() == "fr":
-        return FRENCH.get(text) or mode_words().get(text, text)
-    return text
+    """`text` in the session's language: the shared catalog's, else the mode pages' own words
+    (unchanged when neither has it)."""
+    if not text or not has_request_context():
+        return text  # outside a page (a thread, a test): the English
+    out = gettext(text)
+    if out == text and language() == "fr":
+        return mode_words().get(text, text)
+    return out
 
 
 @cache
@@ -149,6 +104,40 @@ def mode_words() -> dict[str, str]:
     for name in modes():
         words.update(page_for(name).french)
     return words
+
+
+def refusal(exc: Exception) -> str:
+    """Why a command was refused, in the page's language: a rules' template and its values
+    are translated apart (a name, a bet, a face; a list item by item)."""
+    template = getattr(exc, "template", None)
+    values = getattr(exc, "values", None)
+    if template is None:
+        return t(str(exc))
+    if not values:
+        return t(template)
+
+    def words(value):
+        if isinstance(value, list | tuple):
+            return ", ".join(words(v) for v in value)
+        return t(value) if isinstance(value, str) else value
+
+    try:
+        return t(template) % {k: words(v) for k, v in values.items()}
+    except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
+        return str(exc)
+
+
+def tn(singular: str, plural: str, n: int) -> str:
+    """`n` and a noun in the session's language, singular or plural as the language wants
+    (`%(num)d` in the texts is replaced by `n`): tn("%(num)d roll", "%(num)d rolls", 1)."""
+    if not has_request_context():
+        return (singular if n == 1 else plural) % {"num": n}
+    return ngettext(singular, plural, n)
+
+
+def number(n) -> str:
+    """A number written as the session's language writes it (1,250 / 1 250)."""
+    return format_decimal(n)
 
 
 def script_words() -> dict[str, str]:

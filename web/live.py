@@ -24,6 +24,8 @@ class Broadcaster:
         self._cond = threading.Condition()
         self._recent: deque[tuple[int, dict]] = deque(maxlen=size)
         self.last = 0
+        #: Live streams waiting for news now (for tests: wait until a stream listens).
+        self.waiters = 0
         #: Bumped each time the camera's waiting reading changes (controller.live listener).
         self.pending_version = 0
 
@@ -52,9 +54,19 @@ class Broadcaster:
         """Wait up to `timeout` seconds for an outcome after `seq` (or a new waiting reading);
         True if there is one."""
         with self._cond:
-            return self._cond.wait_for(lambda: self.last > seq or (
-                pending_version is not None and self.pending_version != pending_version),
-                timeout)
+            self.waiters += 1
+            self._cond.notify_all()
+            try:
+                return self._cond.wait_for(lambda: self.last > seq or (
+                    pending_version is not None and self.pending_version != pending_version),
+                    timeout)
+            finally:
+                self.waiters -= 1
+
+    def listening(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until a live stream waits for news; True if one does."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.waiters > 0, timeout)
 
 
 def sse(data: object, event: str | None = None, id: int | None = None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
@@ -14,10 +14,15 @@ from controller.errors import FeltbankError
 from controller.history import export
 from web.auth import banker_required
 from web.data import journal, table
+from web.i18n import N_, t
+from web.modes import page_for
+from web.table import describe
 
 bp = Blueprint("money", __name__, url_prefix="/money")
 
 JOURNAL_LIMIT = 500
+#: How an odds report says that a bet pays by the combination rolled.
+BY_COMBINATION = N_("by combination")
 
 
 def _filtered(kind: str, player: str, limit: int):
@@ -60,7 +65,7 @@ def chart(points: list[tuple[int, int]], width: int = 600, height: int = 200) ->
     """An SVG line chart's geometry for `points` (x, y), zero line included."""
     if not points:
         return {"points": "", "width": width, "height": height, "zero": height / 2,
-                "lo": 0, "hi": 0, "first": 0, "last": 0}
+                "lo": 0, "hi": 0, "first": 0, "last": 0, "now": 0}
     xs = [p[0] for p in points]
     ys = [p[1] for p in points] + [0]
     x0, x1 = min(xs), max(xs)
@@ -77,7 +82,7 @@ def chart(points: list[tuple[int, int]], width: int = 600, height: int = 200) ->
 
     line = " ".join(f"{sx(x)},{sy(y)}" for x, y in [(x0, 0), *points])
     return {"points": line, "width": width, "height": height, "zero": sy(0), "lo": lo,
-            "hi": hi, "first": x0, "last": x1}
+            "hi": hi, "first": x0, "last": x1, "now": points[-1][1]}
 
 
 @lru_cache(maxsize=32)
@@ -105,29 +110,61 @@ def odds_reports() -> list[dict]:
         except (FeltbankError, ValueError) as exc:
             reports.append({"game": mode, "title": mode, "error": str(exc), "bets": []})
             continue
-        bets = []
-        for bet in report.get("bets", []):
-            edges = [bet.get("house_edge"), bet.get("house_edge_worst")]
-            worst = min(e for e in edges if e is not None)
-            bets.append({**bet, "worst": worst, "favours_player": worst < 0})
-        top = max((abs(b["worst"]) for b in bets), default=0) or 1
+        words = report.get("strategies", {})
+        bets = [_odds_row(bet, words, mode) for bet in report.get("bets", [])]
+        top = max((abs(b["house_edge"]) for b in bets), default=0) or 1
         for b in bets:
-            b["bar"] = round(100 * abs(b["worst"]) / top, 1)
-        fair = [b for b in bets if b["house_edge"] == 0 and b["worst"] == 0]
+            b["bar"] = round(100 * abs(b["house_edge"]) / top, 1)
+        fair = [b for b in bets if b["house_edge"] == 0 and not b["favours"]]
         reports.append({"game": report.get("game", mode), "title": report.get("title", mode),
                         "current": state is not None and state.mode == mode,
                         "bets": [b for b in bets if b not in fair], "fair": fair,
-                        "notes": report.get("notes", []),
-                        "favouring": [b for b in bets if b["favours_player"]]})
+                        "favouring": [b for b in bets if b["favours"]]})
     return reports
+
+
+def bet_title(bet: dict, mode: str) -> str:
+    """A bet of an odds report in words: its name, or its kind with its main and chance."""
+    if bet.get("name"):
+        return t(bet["name"])
+    kind = bet["id"].split(":", 1)[0]
+    title = t(page_for(mode).bet_words.get(kind, kind))
+    if "main" in bet:
+        title += " · " + t("main %(main)s") % {"main": bet["main"]}
+    if "chance" in bet:
+        title += " · " + t("chance %(chance)s") % {"chance": bet["chance"]}
+    return title
+
+
+def _odds_row(bet: dict, strategies: dict, mode: str) -> dict:
+    """One bet of an odds report for the page: its house edge under the advisor's play, and
+    in words each play under which the bet favours the player instead (negative edge)."""
+    favours = []
+    for name, figures in bet.get("by_strategy", {}).items():
+        if figures["house_edge"] < 0:
+            favours.append((t("when %(play)s") % {"play": t(strategies.get(name, name))},
+                            figures["house_edge"]))
+    if bet.get("house_edge_colluding", 0) < 0:
+        favours.append((t("when the shooter sets dice aside to make this bet win"),
+                        bet["house_edge_colluding"]))
+    if "by_strategy" not in bet and bet.get("house_edge_worst", 0) < 0:
+        favours.append((t("at the stakes where the commission, rounded down, takes least"),
+                        bet["house_edge_worst"]))
+    if bet["house_edge"] < 0:
+        favours.insert(0, (t("as the advisor plays"), bet["house_edge"]))
+    pays = bet["pays"]
+    return {"id": bet["id"], "title": bet_title(bet, mode), "probability": bet["probability"],
+            "pays": t(BY_COMBINATION) if pays == BY_COMBINATION else pays,
+            "house_edge": bet["house_edge"], "favours": favours}
 
 
 @bp.get("/")
 @banker_required
 def index():
-    t = table()
-    state = t.state
-    view = t.view()
+    tab = table()
+    state = tab.state
+    view = tab.view()
+    bet_words = page_for(state.mode).bet_words if state is not None else {}
     kind, player, limit = _filters()
     records = _filtered(kind, player, min(limit, JOURNAL_LIMIT))
     kinds = sorted({r.command.kind for r in journal().records()})
@@ -138,11 +175,23 @@ def index():
             players.append({"player": name, "balance": everyone[name],
                             "on_table": state.ledger.on_table(name),
                             "seated": name in state.seats})
-    statements = {name: s.to_json() for name, s in t.statements().items()}
+    statements = {name: s.to_json() for name, s in tab.statements().items()}
     return render_template("money/index.html", view=view, players=players,
                            records=list(reversed(records)), kinds=kinds, kind=kind,
+                           readings=journal().readings(r.seq for r in records),
+                           describe=partial(describe, bet_words=bet_words),
                            player=player, house=chart(house_series()),
                            statements=statements, odds=odds_reports())
+
+
+@bp.get("/reading/<int:seq>.jpg")
+@banker_required
+def reading_frame(seq: int) -> Response:
+    """The frame a camera reading came from, as kept in the journal with command `seq`."""
+    frame = journal().reading_frame(seq)
+    if frame is None:
+        abort(404, description=f"no camera frame is kept with command #{seq}")
+    return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "private"})
 
 
 @bp.get("/journal.jsonl")
@@ -167,16 +216,32 @@ def journal_csv() -> Response:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["seq", "at", "source", "id", "kind", "arguments", "events", "account",
-                     "amount"])
-    for r in _filtered(kind, player, limit):
+                     "amount", "camera read", "banker changed"])
+    records = _filtered(kind, player, limit)
+    readings = journal().readings(r.seq for r in records)
+    for r in records:
+        read, changed = _reading_cells(readings.get(r.seq))
         args = json.dumps(dict(r.command.args), ensure_ascii=False)
         events = " ".join(e.kind for e in r.events)
         legs = [(a, n) for e in r.events for entry in e.entries for a, n in entry.legs]
         for account, amount in legs or [("", "")]:
             writer.writerow([r.seq, r.at, _cell(r.source), _cell(r.command.id),
-                             r.command.kind, _cell(args), events, account, amount])
+                             r.command.kind, _cell(args), events, account, amount, read,
+                             _cell(changed)])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=journal.csv"})
+
+
+def _reading_cells(reading: dict | None) -> tuple[str, str]:
+    """A camera reading in two CSV cells: what was read, what the banker changed (and who)."""
+    if not reading:
+        return "", ""
+    read = " ".join(f"{o['label'] or '?'}:{o['confidence']:.2f}" for o in reading["read"])
+    changed = "; ".join(f"#{c['index'] + 1} {c['read'] or '?'}->{c['banker']}"
+                        for c in reading["corrections"])
+    if changed:
+        changed = f"{reading['confirmed_by']}: {changed}"
+    return read, changed
 
 
 def _cell(text: str) -> str:

@@ -14,6 +14,7 @@ from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from web.auth import banker_required
 from web.data import table
+from web.i18n import N_, number, refusal, t
 
 bp = Blueprint("settings", __name__, url_prefix="/settings")
 
@@ -26,32 +27,99 @@ def config_path():
     return current_app.config["CONFIG_PATH"]
 
 
+#: The settings page's groups, in the order a banker looks for them: each with what it is
+#: about and the configuration sections it holds.
+GROUPS = (
+    ("table", N_("Table"), N_("The table's name, the game it opens with, how a camera reading "
+                             "is applied, the journal and the log."),
+     ("table", "live", "journal", "log")),
+    ("games", N_("Games"), N_("Each game's limits and house rules. The table takes them with "
+                             "“Apply to the table now”, between rounds."), ("games",)),
+    ("camera", N_("Camera"), N_("Where the picture comes from, the felt's size and corners, "
+                               "where dice are thrown and set aside."), ("camera", "zones")),
+    ("lights", N_("Lights and buttons"), N_("The GPIO pins (BCM numbers) of the table's "
+                                           "buttons and status lights."), ("gpio", "pins")),
+    ("printer", N_("Printer"), N_("How the receipt printer is connected and which slips it "
+                                 "prints."), ("printer",)),
+    ("dashboard", N_("Dashboard"), N_("The dashboard's address, language, server and "
+                                     "security."), ("web",)),
+)
+
+#: What a kind of setting accepts, in words.
+KIND_WORDS = {"bool": N_("yes or no"), "int": N_("a whole number"), "float": N_("a number"),
+              "str": N_("text"), "list": N_("a list")}
+
+
+def group_of(key: str) -> str:
+    section = key.split(".", 1)[0]
+    return next(g[0] for g in GROUPS if section in g[3])
+
+
+def accepts_words(setting) -> str:
+    """What `setting` accepts, in the page's language."""
+    if setting.choices is not None:
+        return t("one of: %(choices)s") % {"choices": ", ".join(str(c) for c in setting.choices)}
+    what = t(setting.accepts) if setting.accepts else t(KIND_WORDS.get(setting.kind.__name__, ""))
+    low, high = setting.minimum, setting.maximum
+    if low is not None and high is not None:
+        return t("%(what)s from %(low)s to %(high)s") % {"what": what, "low": number(low),
+                                                        "high": number(high)}
+    if low is not None:
+        return t("%(what)s of at least %(low)s") % {"what": what, "low": number(low)}
+    if high is not None:
+        return t("%(what)s of at most %(high)s") % {"what": what, "high": number(high)}
+    return what
+
+
+def help_words(setting) -> str:
+    """What `setting` is for, in the page's language."""
+    if setting.words:
+        template, values = setting.words
+        return t(template) % {k: t(v) for k, v in values.items()}
+    return t(setting.help)
+
+
+def refused_key(error: str, keys) -> str | None:
+    """The setting a refusal names (its message starts with the key)."""
+    return next((k for k in sorted(keys, key=len, reverse=True) if error.startswith(k)), None)
+
+
 def sections(submitted=None, error: str = "") -> list[dict]:
-    """The schema grouped by section, each key with its value, default and what it accepts;
-    after a refusal, the values as the banker typed them and the refused key marked."""
+    """The schema in the page's groups (a game's settings under its mode), each key with its
+    value, what it means and what it accepts; after a refusal, the values as the banker typed
+    them, the refused key marked and its group open."""
     conf = current()
     state = table().state
     keys = cfg.schema()
-    bad = next((k for k in sorted(keys, key=len, reverse=True) if error.startswith(k)), None)
-    out: dict[str, dict] = {}
+    bad = refused_key(error, keys)
+    groups = {g[0]: {"id": g[0], "name": g[1], "about": g[2], "parts": {}, "open": False}
+              for g in GROUPS}
     for key, setting in keys.items():
-        section = key.rsplit(".", 1)[0]
-        sec = out.setdefault(section, {"name": section, "keys": [],
-                                       "open": not section.startswith("games.")
-                                       or (state is not None and section == f"games.{state.mode}")})
+        group = groups[group_of(key)]
+        part_name = key.rsplit(".", 1)[0] if key.startswith("games.") else ""
+        part = group["parts"].setdefault(part_name, {"mode": part_name[len("games."):],
+                                                     "keys": []})
         value = conf.values.get(key, setting.default)
         if submitted is not None and key in submitted:
             value = submitted[key]
         choices = setting.choices
         if key == "table.mode":
             choices = tuple(sorted(games.games()))
-        sec["keys"].append({"key": key, "value": value, "default": setting.default,
-                            "help": setting.help, "accepts": setting.describe(),
-                            "choices": choices, "kind": setting.kind.__name__,
-                            "overridden": key in conf.overrides, "bad": key == bad})
+        part["keys"].append({"key": key, "name": key.rsplit(".", 1)[1], "value": value,
+                             "default": setting.default, "help": help_words(setting),
+                             "accepts": accepts_words(setting), "choices": choices,
+                             "kind": setting.kind.__name__,
+                             "overridden": key in conf.overrides, "bad": key == bad})
         if key == bad:
-            sec["open"] = True
-    return list(out.values())
+            group["open"] = True
+    if bad is None:
+        groups["table"]["open"] = True
+    for group in groups.values():
+        # A game's own settings first when it is the one being played.
+        parts = sorted(group["parts"].values(),
+                       key=lambda p: (state is None or p["mode"] != state.mode, p["mode"]))
+        group["parts"] = parts
+    return [g for g in groups.values() if g["parts"]]
 
 
 def parse_list(raw: str, default: list) -> list:
@@ -131,7 +199,7 @@ def save_settings(changes: dict) -> cfg.Config:
 @banker_required
 def index():
     return render_template("settings/index.html", sections=sections(), error=None,
-                           path=config_path(), state=table().state)
+                           **where_saved())
 
 
 @bp.post("/")
@@ -142,9 +210,19 @@ def save():
     except ConfigError as exc:
         typed = {k: v for k, v in request.form.items() if k != "csrf_token"}
         return render_template("settings/index.html", sections=sections(typed, str(exc)),
-                               error=str(exc), path=config_path(), state=table().state), 422
-    flash("Saved.")
+                               error=str(exc), **where_saved()), 422
+    flash(t("Saved."))
     return redirect(url_for("settings.index"))
+
+
+def where_saved() -> dict:
+    """Where the settings are written, and whether the running table read that file."""
+    conf = current()
+    path = config_path()
+    return {"path": path, "state": table().state,
+            "mode_titles": {name: engine.title for name, engine in games.games().items()},
+            "read_by_table": conf.path is not None and str(conf.path) == str(path),
+            "exists": path.is_file()}
 
 
 @bp.post("/apply")
@@ -152,17 +230,17 @@ def save():
 def apply():
     """Take the saved settings to the table: its mode (open) or its mode's settings (configure)."""
     conf = current()
-    t = table()
+    tab = table()
     mode = conf["table.mode"]
     settings = conf.game_settings(mode)
-    if t.state is None or t.state.mode != mode:
+    if tab.state is None or tab.state.mode != mode:
         cmd = Command("open", {"mode": mode, "settings": settings}, f"web-{uuid.uuid4().hex}")
     else:
         cmd = Command("configure", {"settings": settings}, f"web-{uuid.uuid4().hex}")
     try:
-        t.submit(cmd, source=f"dashboard:{g.user.name}")
+        tab.submit(cmd, source=f"dashboard:{g.user.name}")
     except IllegalCommand as exc:
-        return render_template("settings/index.html", sections=sections(), error=str(exc),
-                               path=config_path(), state=t.state), 422
-    flash("Saved.")
+        return render_template("settings/index.html", sections=sections(), error=refusal(exc),
+                               **where_saved()), 422
+    flash(t("The table took the settings."))
     return redirect(url_for("settings.index"))

@@ -6,34 +6,49 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.modes import CHIPS, RESULT_WORDS, PageInput, page_for
+from web.i18n import refusal, t, word
+from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
 
 
-def describe(record, secret=None) -> str:
-    """One line of the journal for people: what was asked, in short; the arguments the mode
-    keeps secret on screens (`Engine.secret_args`, e.g. Risque's Mises) as "•"."""
+def describe(record, bet_words: dict | None = None, secret=None) -> str:
+    """One line of the journal for people: what was asked, in short, in the page's language
+    ("roll faces NORTH EAST", "bet player Ginawa · bet standard bet · amount 1"); the arguments
+    the mode keeps secret on screens (`Engine.secret_args`, e.g. Risque's Mises) as "•"."""
+    bet_words = bet_words or {}
     hidden = (secret or {}).get(record.command.kind, ())
-    args = " ".join(f"{k}={'•' if k in hidden else v}"
-                    for k, v in record.command.args.items() if k != "settings")
-    return f"{record.command.kind} {args}".strip()
+
+    def words(key, value) -> str:
+        if key in hidden:
+            return "•"
+        if isinstance(value, list | tuple):
+            return " ".join(words(key, v) for v in value)
+        if key == "bet":
+            return t(bet_words.get(value, value))
+        if key == "mode":
+            return str(value)
+        return str(value)
+
+    order = ("player", "bet", "amount", "faces", "dice")
+    args = sorted(record.command.args.items(),
+                  key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0]))
+    args = " · ".join(f"{word(k)} {words(k, v)}" for k, v in args if k != "settings")
+    return f"{word(record.command.kind)} {args}".strip()
 
 
 def frame_context() -> dict:
     """Everything the table page shows, from one snapshot of the state."""
-    t = table()
-    state = t.state
-    view = t.view()
+    now = table().snapshot()  # one moment: state, engine and view agree
+    state, engine, view = now.state, now.engine, now.view()
     if state is None:
         return {"view": view, "mode": None, "camera": camera_status(camera()), "pending": None,
                 "confirm": None, "holder": None}
-    engine = t.engine
     page = PageInput(engine, state, view, banker=g.user.is_banker)
     mode = page_for(state.mode)
     on_table: dict[str, int] = {}
@@ -48,12 +63,15 @@ def frame_context() -> dict:
         "holder": mode.holder(page),
         "holder_word": mode.holder_word,
         "marks": mode.face_marks,
-        "result_words": RESULT_WORDS,
+        "bet_results": BET_RESULTS,
         "on_table": on_table,
         "pending": pending_context(mode),
+        "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
-        "journal_tail": [(r, describe(r, getattr(engine, "secret_args", None)))
+        "ended": [mode.ended_line(ended, t) for ended in
+                  map(RoundEnded.of, settlement.events if settlement else ()) if ended],
+        "journal_tail": [(r, describe(r, mode.bet_words, getattr(engine, "secret_args", None)))
                          for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
@@ -74,12 +92,16 @@ def pending_context(mode) -> dict | None:
     for index, seen in enumerate(pending.observation.objects):
         unsure = index in reading.uncertain or seen.label is None
         faces = mode.faces_for(seen.label)
+        # The die's own faces first; a face of another die the recognizer also considered
+        # stays one tap away, behind "Other faces" (a die may have been taken for another).
+        others = [label for label in mode.faces_for(None) if label not in faces]
         for label, _score in seen.candidates:
-            if label not in faces:
-                faces.append(label)
+            if label not in faces and label not in others:
+                (others if faces else faces).append(label)
         rows.append({"index": index, "label": seen.label, "confidence": seen.confidence,
                      "center": [round(float(v), 1) for v in seen.center],
                      "zone": seen.zone, "kind": seen.kind, "unsure": unsure, "faces": faces,
+                     "others": others,
                      "crop": index < len(crops) and isinstance(crops[index], bytes | bytearray)
                      and bool(crops[index])})
     return {"id": pending.id, "rows": rows, "problems": list(reading.problems),
@@ -116,7 +138,7 @@ def _command() -> Command:
     try:
         cmd = Command.from_json(data)
     except IllegalCommand as exc:
-        raise _Refused(str(exc), 400) from None
+        raise _Refused(refusal(exc), 400) from None
     if not cmd.id:
         raise _Refused("every command from the dashboard carries its own 'id' (a fresh random "
                        "string), so that a retry is never applied twice", 400)
@@ -144,7 +166,7 @@ def command() -> Response:
     except CommandIdReused as exc:
         return jsonify({"error": str(exc)}), 409
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify(outcome.to_json()), 200 if outcome.repeated else 201
 
 
@@ -153,17 +175,16 @@ def command() -> Response:
 def check() -> Response:
     """Would this command be accepted now? Nothing is applied."""
     cmd = _command()
-    t = table()
-    state = t.state
+    now = table().snapshot()
     try:
-        if state is None or cmd.kind == "open":
+        if now.state is None or cmd.kind == "open":
             from controller import games
 
-            games.apply(state, cmd)
+            games.apply(now.state, cmd)
         else:
-            t.engine.verify(state, cmd)
+            now.engine.verify(now.state, cmd)
     except IllegalCommand as exc:
-        return jsonify({"ok": False, "reason": str(exc)})
+        return jsonify({"ok": False, "reason": refusal(exc)})
     return jsonify({"ok": True, "reason": None})
 
 
@@ -202,9 +223,9 @@ def confirm_reading() -> Response:
                            400)
         corrections[int(key)] = label
     try:
-        outcomes = door.confirm(pending, corrections)
+        outcomes = door.confirm(pending, corrections, by=g.user.name)
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify({"outcomes": [o.to_json() for o in outcomes]})
 
 
@@ -218,7 +239,7 @@ def demo_throw() -> Response:
     try:
         thrown = thrower()
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify(thrown)
 
 
@@ -231,5 +252,10 @@ def reject_reading() -> Response:
     try:
         door.reject(pending)
     except IllegalCommand as exc:
-        return jsonify({"error": str(exc)}), 422
-    return jsonify({"rejected": pending})
+        return jsonify({"error": refusal(exc)}), 422
+    cam = camera()
+    if cam is None:
+        message = t("Rejected: no camera runs here; enter the roll by hand.")
+    else:
+        message = t("Rejected: the camera reads the dice again once they are still.")
+    return jsonify({"rejected": pending, "message": message})

@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                        "staked, won, lost, net.")
     add_journal_option(stmts)
     stmts.add_argument("player", nargs="?", help="only this player")
+    stmts.add_argument("--json", action="store_true", help="print the statements as JSON")
     stmts.set_defaults(func=show_statements)
 
     replay = subparsers.add_parser(
@@ -82,8 +83,32 @@ def show_statements(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         found = {args.player: found[args.player]}
-    print_json([s.to_json() for _, s in sorted(found.items())])
+    rows = [s.to_json() for _, s in sorted(found.items())]
+    if args.json:
+        print_json(rows)
+    else:
+        print(statements_table(rows))
     return 0
+
+
+#: The statement's columns, as the table for people heads them.
+STATEMENT_COLUMNS = (("player", "player"), ("buy_in", "bought in"),
+                     ("cashed_out", "cashed out"), ("staked", "staked"), ("won", "won"),
+                     ("lost", "lost"), ("pots_paid", "pots paid"), ("pots_won", "pots won"),
+                     ("fees", "fees"), ("net", "net"))
+
+
+def statements_table(rows: list[dict]) -> str:
+    """Statements as a table for people: a player a line, coins right-aligned."""
+    if not rows:
+        return "no statements in this journal"
+    cells = [[head for _, head in STATEMENT_COLUMNS]]
+    cells += [[str(row[key]) for key, _ in STATEMENT_COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(STATEMENT_COLUMNS))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip()
+             for line in cells]
+    return "\n".join(lines)
 
 
 def replay_history(args: argparse.Namespace) -> int:

@@ -1,5 +1,7 @@
 """`feltbank run`: the table service, rebuilt from its journal, with the banker's dashboard.
 
+Argument parsing and the server adapter only: the running table is `app.Feltbank`.
+
 Production serves the dashboard with gunicorn: one gthread worker (the table, its journal and
 the camera live in one process) with `web.threads` threads, enough for the live streams. The
 table is opened inside the worker, after the fork, so no SQLite connection crosses a fork.
@@ -14,18 +16,11 @@ import logging
 import signal
 import sys
 import threading
-import uuid
-from contextlib import contextmanager
-from dataclasses import dataclass
 
-from controller.cli.camera import CameraRig, DemoThrower, calibrator_for, start_camera
+from app import Feltbank
 from controller.cli.common import add_config_option, config_of
-from controller.cli.hardware import TableDevices
 from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
-from controller.journal import Journal
-from controller.live import LiveTable
-from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
 log = logging.getLogger("feltbank")
@@ -52,132 +47,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def open_table(config) -> Table:
-    """The table of `config`: its journal replayed, opened with the configured mode if new."""
-    table = Table(Journal(config.journal_path))
-    if table.state is None:
-        mode = config["table.mode"]
-        table.submit(Command("open", {"mode": mode, "settings": config.game_settings(mode)},
-                             f"open-{uuid.uuid4().hex}"), source="config")
-    return table
-
-
-@contextmanager
-def table_service(config, camera: bool = True):
-    """The running table: its journal, the camera's door (live), the devices, the camera,
-    the supervisor."""
-    table = open_table(config)
-    live = LiveTable(table, confirm=config["live.confirm"],
-                     min_confidence=config["live.min_confidence"])
-    devices = TableDevices(config, table, live=live)
-    supervisor = Supervisor()
-    tickers = [
-        Ticker(supervisor.heartbeat("table", max_age=10), table.responsive, every=2),
-        Ticker(supervisor.heartbeat("devices", max_age=10), devices.alive, every=2),
-    ]
-    rig = demo = None
-    camera_error = ""
-    if camera:
-        try:
-            rig = start_camera(config, table, live,
-                               heartbeat=supervisor.heartbeat("camera", max_age=15))
-        except ConfigError as exc:
-            # A bad profile must not stop the table: rolls are entered by hand meanwhile.
-            camera_error = str(exc)
-            supervisor.forget("camera")
-            log.error("%s; the table runs without its camera", exc)
-        if rig is not None and rig.demo is not None:
-            demo = devices.demo = DemoThrower(table, rig.demo)
-    view = table.view()
-    log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
-             view["seq"], config.journal_path, view["balances"])
-    try:
-        yield Service(table, live, supervisor, devices, tickers, rig, demo, camera_error)
-    finally:
-        supervisor.stop()
-        for ticker in tickers:
-            ticker.stop()
-        if rig is not None:
-            rig.stop()
-        devices.close()
-
-
-@dataclass(frozen=True)
-class Service:
-    table: Table
-    live: LiveTable
-    supervisor: Supervisor
-    devices: TableDevices
-    tickers: list[Ticker]
-    camera: CameraRig | None = None
-    demo: DemoThrower | None = None
-    camera_error: str = ""
-
-    def web_camera(self):
-        """The camera as the dashboard sees it (newest frame as JPEG, status), or None."""
-        if self.camera is None:
-            return None
-        from vision.screen import annotate, jpeg
-        from web.camera import LoopCamera
-
-        loop = self.camera.loop
-        # The live picture carries the last reading's outlines, labels and confidences, at
-        # the frame's own size: the dashboard draws the waiting reading in frame pixels.
-        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects)))
-
-    def app(self, config):
-        """The dashboard of this running table."""
-        from web import create_app
-
-        calibrator = calibrator_for(config, self.camera) if self.camera is not None else None
-        return create_app({"FELTBANK": config}, table=self.table, live=self.live,
-                          camera=self.web_camera(), health=self.health, demo=self.demo,
-                          calibrator=calibrator)
-
-    def watch_web(self, host: str, port: int, tls: bool = False) -> None:
-        """Beat the "web" heartbeat while the dashboard's own server answers /healthz."""
-        scheme = "https" if tls else "http"
-        target = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
-        url = f"{scheme}://{target}:{port}/healthz"
-
-        def answers() -> bool:
-            import ssl
-            import urllib.error
-            import urllib.request
-
-            context = ssl._create_unverified_context() if tls else None  # its own cert
-            try:
-                with urllib.request.urlopen(url, timeout=5, context=context) as response:
-                    return response.status in (200, 503)  # it answered: the threads serve
-            except urllib.error.HTTPError as exc:
-                return exc.code == 503
-            except OSError:
-                return False
-
-        self.tickers.append(Ticker(self.supervisor.heartbeat("web", max_age=30), answers,
-                                   every=5))
-
-    def health(self) -> dict:
-        """Each part of the running table, for /healthz."""
-        from web.health import table_health
-
-        spooler = self.devices.spooler
-        printer = ({"ok": spooler.status.ok, **spooler.status.to_json()} if spooler
-                   else {"ok": True, "connection": "none"})
-        return {
-            "journal": table_health(self.table),
-            "printer": printer,
-            "camera": (self.camera.health() if self.camera is not None
-                       else {"ok": False, "camera": "failed", "reason": self.camera_error}
-                       if self.camera_error
-                       else {"ok": True, "camera": "none", "reason": "camera.source = none"}),
-            "recognizer": (self.camera.recognizer_health() if self.camera is not None
-                           else {"ok": True, "profile": None}),
-            "heartbeats": {"ok": not self.supervisor.stale(),
-                           "parts": self.supervisor.health()},
-        }
-
-
 def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     logging.basicConfig(level=config["log.level"].upper(),
@@ -187,23 +56,23 @@ def run(args: argparse.Namespace) -> int:
     if not (args.commands or args.no_web or args.dev):
         # gunicorn: the whole table service runs in its worker, after the fork.
         return serve(config, host, port)
-    with table_service(config, camera=not args.commands) as service:
+    with Feltbank(config, camera=not args.commands) as root:
         if args.commands:
             source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
             with source:
                 for line in source:
                     if line.strip():
-                        print(json.dumps(take(service.table, line), ensure_ascii=False),
+                        print(json.dumps(take(root.table, line), ensure_ascii=False),
                               flush=True)
             return 0
         if args.dev:
-            service.watch_web(host, port, tls=tls_files(config) is not None)
-            service.supervisor.start()
-            return serve_dev(config, service, host, port)
+            root.watch_web(host, port, tls=tls_files(config) is not None)
+            root.start()
+            return serve_dev(config, root, host, port)
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
-        service.supervisor.start()
+        root.start()
         stop.wait()
         log.info("stopped")
         return 0
@@ -228,9 +97,9 @@ def tls_files(config) -> tuple[str, str] | None:
     return (cert, key) if cert else None
 
 
-def serve_dev(config, service: Service, host: str, port: int) -> int:
+def serve_dev(config, root: Feltbank, host: str, port: int) -> int:
     """The dashboard on Flask's development server, in this process, without the reloader."""
-    app = service.app(config)
+    app = root.app()
     log.info("dashboard (development server) on %s:%d", host, port)
     app.run(host=host, port=port, threaded=True, use_reloader=False, debug=False,
             ssl_context=tls_files(config))
@@ -275,14 +144,12 @@ def serve(config, host: str, port: int) -> int:
                     self.cfg.set(key, value)
 
         def load(self):
-            # In the worker: the service lives as long as the worker, closed when it exits.
-            service_cm = table_service(config)
-            service = service_cm.__enter__()
-            self.cfg.set("worker_exit", lambda server, worker: service_cm.__exit__(None, None,
-                                                                                  None))
-            service.watch_web(host, port, tls=tls_files(config) is not None)
-            service.supervisor.start()
-            return service.app(config)
+            # In the worker: the table lives as long as the worker, stopped when it exits.
+            root = Feltbank(config)
+            self.cfg.set("worker_exit", lambda server, worker: root.stop())
+            root.watch_web(host, port, tls=tls_files(config) is not None)
+            root.start()
+            return root.app()
 
     log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
              config["web.threads"])

@@ -26,7 +26,7 @@ def default_die_set() -> str:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the vision subcommands to the top-level parser."""
-    from controller.cli.camera import CALIBRATION
+    from app.camera import CALIBRATION
     from vision.labels import DIE_SETS
 
     die_set = default_die_set()
@@ -154,7 +154,7 @@ def cmd_recognize(args: argparse.Namespace) -> int:
         return _fail(str(e))
     place = None
     if args.table:
-        from controller.cli.camera import table_geometry
+        from app.camera import table_geometry
         from vision.geometry import TableGeometry
 
         config = config_of(args)

@@ -12,12 +12,11 @@ import dataclasses
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
-from math import gcd
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.errors import ConfigError, IllegalCommand
+from controller.games.observation import Reading
 from controller.ledger import (
     BANK,
     CASHIER,
@@ -27,14 +26,8 @@ from controller.ledger import (
     check_player_name,
     player_account,
 )
+from controller.protocol import MAX_INT, Command, Event, Pays, RoundEnded
 from controller.settings import Setting, resolve
-
-#: The largest whole number a command takes: beyond it no money makes sense, and JSON and
-#: SQLite would not keep it exactly.
-MAX_INT = 10**12
-
-#: Keys of a command's JSON form that are not arguments.
-RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
 
 __all__ = [
     "Arg",
@@ -43,110 +36,15 @@ __all__ = [
     "Event",
     "IllegalCommand",
     "Pays",
+    "RoundEnded",
     "State",
     "command",
 ]
 
 
-@dataclass(frozen=True)
-class Command:
-    """What someone asks the table to do: a kind, its arguments, and a client-made id."""
-
-    kind: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    id: str = ""
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "kind": self.kind, **self.args}
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Command:
-        """The command of a flat JSON object `{"id": ..., "kind": ..., ARG: VALUE...}`."""
-        if not isinstance(data, Mapping):
-            raise IllegalCommand("a command is a JSON object with 'kind' and its arguments")
-        kind = data.get("kind")
-        if not isinstance(kind, str) or not kind:
-            raise IllegalCommand("a command needs 'kind', e.g. {\"kind\": \"buy-in\", ...}")
-        cid = data.get("id", "")
-        if not isinstance(cid, str) or len(cid) > 128:
-            raise IllegalCommand("a command's 'id' is a string of at most 128 characters")
-        args = {k: v for k, v in data.items() if k not in RESERVED_KEYS}
-        return cls(kind, args, cid)
-
-    def same_as(self, other: Command) -> bool:
-        """True when `other` asks for the same thing (ids aside)."""
-        return self.kind == other.kind and dict(self.args) == dict(other.args)
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened, with the ledger entries it posted."""
-
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
-    entries: tuple[Entry, ...] = ()
-
-    def to_json(self) -> dict:
-        out = {"kind": self.kind, **self.data}
-        if self.entries:
-            out["entries"] = [e.to_json() for e in self.entries]
-        return out
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Event:
-        rest = {k: v for k, v in data.items() if k not in ("kind", "entries")}
-        entries = tuple(Entry.from_json(e) for e in data.get("entries", ()))
-        return cls(str(data["kind"]), rest, entries)
-
-
-@dataclass(frozen=True)
-class Pays:
-    """A pay rate: `win` coins for every `per` staked, besides the stake ("3:2", "4:1")."""
-
-    win: int
-    per: int = 1
-
-    def __post_init__(self) -> None:
-        if type(self.win) is not int or type(self.per) is not int or self.win < 0 or self.per < 1:
-            raise ValueError(f"{self.win}:{self.per} is not a pay rate: expected X:Y, whole X >= 0, Y >= 1")
-
-    @classmethod
-    def parse(cls, text: str) -> Pays:
-        """Read "3:2" or "4:1" (or "4 to 1")."""
-        parts = str(text).replace(" to ", ":").split(":")
-        try:
-            win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
-            return cls(win, per)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise ValueError(f"{text!r} is not a pay rate: write it as X:Y, e.g. \"3:2\"") from None
-
-    def __str__(self) -> str:
-        return f"{self.win}:{self.per}"
-
-    @property
-    def ratio(self) -> Fraction:
-        return Fraction(self.win, self.per)
-
-    @property
-    def unit(self) -> int:
-        """Stakes must be a multiple of this for the winnings to be whole coins."""
-        return self.ratio.denominator
-
-    def winnings(self, stake: int) -> int:
-        """Coins won on `stake`, besides the stake itself."""
-        won = self.ratio * stake
-        if won.denominator != 1:
-            raise IllegalCommand(f"a stake of {stake} does not pay whole coins at {self}")
-        return int(won)
-
-    def times(self, factor: int) -> Pays:
-        g = gcd(self.win * factor, self.per)
-        return Pays(self.win * factor // g, self.per // g)
-
-
-def pays_setting(key: str, default: str, help: str) -> Setting:
+def pays_setting(key: str, default: str, help: str, words: tuple = ()) -> Setting:
     """A setting holding a pay rate ("3:2"), checked as one."""
-    return Setting(key, default, help, check=Pays.parse, accepts="a pay rate X:Y")
+    return Setting(key, default, help, check=Pays.parse, accepts="a pay rate X:Y", words=words)
 
 
 @dataclass(frozen=True)
@@ -298,8 +196,6 @@ class Engine:
 
     def read(self, state: State, observation, min_confidence: float = 0.9):
         """What a settled table means (an `observation.Reading`): the commands, or problems."""
-        from controller.games.observation import Reading
-
         return Reading(problems=(f"{self.title} is not read by the camera; enter the throw "
                                  "by hand",))
 

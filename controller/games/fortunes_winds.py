@@ -30,6 +30,7 @@ from controller.games.base import (
     Engine,
     Event,
     Pays,
+    RoundEnded,
     State,
     command,
     pays_setting,
@@ -37,9 +38,13 @@ from controller.games.base import (
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
-from controller.settings import Setting
+from controller.settings import N_, Setting
 
 # -- the dice ---------------------------------------------------------------------------------
+
+
+#: A combination's pay setting, in words.
+PAY_OF = N_("pay of %(combination)s (doubled on the first roll)")
 
 
 @dataclass(frozen=True)
@@ -261,7 +266,8 @@ class FortunesWinds(Engine):
     chance_kinds = frozenset({"roll"})
     round_bound = MAX_ROLLS
     settings = (
-        *(pays_setting(c.setting, c.pays, f"pay of {c.name} (doubled on the first roll)")
+        *(pays_setting(c.setting, c.pays, PAY_OF % {"combination": c.name},
+                       words=(PAY_OF, {"combination": c.name}))
           for c in COMBINATIONS),
         Setting("first_roll_multiplier", 2, "a combination on the turn's first roll pays this "
                 "many times its listed pay", minimum=1, maximum=10),
@@ -484,8 +490,9 @@ class FortunesWinds(Engine):
         state = self.post(state, events[len(first):])
         shooter = state.shooter
         combo = COMBINATION[outcome.combination].name if outcome.combination else None
-        events.append(Event("turn-ended", {"shooter": shooter, **outcome.to_json(),
-                                           "combination_name": combo}))
+        details = {k: v for k, v in outcome.to_json().items() if k != "result"}
+        events.append(RoundEnded(outcome.result, shooter,
+                                 {**details, "combination_name": combo}).event())
         won = outcome.result == WIN
         if not won:
             to = state.seat_after(shooter)
@@ -593,9 +600,9 @@ class FortunesWinds(Engine):
         return Reading(tuple(commands), faces=faces)
 
     def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:
-        for event in events:
-            if event.kind == "turn-ended":
-                return "win" if event.data["result"] == WIN else "loss"
+        ended = RoundEnded.among(events)
+        if ended is not None:
+            return "win" if ended.result == WIN else "loss"
         return super().light(state, events)
 
     def view(self, state: FortunesWindsState) -> dict:

@@ -23,6 +23,7 @@ from controller.games.base import (
     Engine,
     Event,
     Pays,
+    RoundEnded,
     State,
     command,
     pays_setting,
@@ -207,10 +208,8 @@ class Hazard(Engine):
         state = self.post(state, events[len(first):])
         caster = state.caster
         losses = 0 if caster_won else state.losses + 1
-        events.append(Event("round-ended", {"caster": caster, "main": state.main,
-                                            "chance": state.chance,
-                                            "result": "caster-wins" if caster_won
-                                            else "caster-loses"}))
+        events.append(RoundEnded("caster-wins" if caster_won else "caster-loses", caster,
+                                 {"main": state.main, "chance": state.chance}).event())
         if losses >= state.settings["losses_to_pass"]:
             to = state.seat_after(caster)
             events.append(Event("dice-passed", {"from": caster, "to": to,
@@ -222,9 +221,9 @@ class Hazard(Engine):
     # -- views and play --------------------------------------------------------------------------
 
     def light(self, state: HazardState, events: tuple[Event, ...]) -> str:
-        for event in events:
-            if event.kind == "round-ended":
-                return "win" if event.data["result"] == "caster-wins" else "loss"
+        ended = RoundEnded.among(events)
+        if ended is not None:
+            return "win" if ended.result == "caster-wins" else "loss"
         return super().light(state, events)
 
     def view(self, state: HazardState) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.settings import Setting
+from controller.settings import N_, Setting
 
 
 def _key(kind: str) -> str:
@@ -16,10 +16,12 @@ def limit_settings(names: Mapping[str, str], maximum: int = 1000) -> tuple[Setti
     """`min_KIND` and `max_KIND` settings for each bet kind (kind -> its name for people)."""
     out = []
     for kind, name in names.items():
-        out.append(Setting(f"min_{_key(kind)}", 1, f"smallest {name} on a spot, in coins "
-                           "(min_bet applies too)", minimum=1))
-        out.append(Setting(f"max_{_key(kind)}", maximum, f"largest {name} on a spot, in coins "
-                           "(max_bet applies too)", minimum=1))
+        low = N_("smallest %(bet)s on a spot, in coins (min_bet applies too)")
+        high = N_("largest %(bet)s on a spot, in coins (max_bet applies too)")
+        out.append(Setting(f"min_{_key(kind)}", 1, low % {"bet": name}, minimum=1,
+                           words=(low, {"bet": name})))
+        out.append(Setting(f"max_{_key(kind)}", maximum, high % {"bet": name}, minimum=1,
+                           words=(high, {"bet": name})))
     return tuple(out)
 
 

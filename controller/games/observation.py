@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from controller.errors import IllegalCommand
-from controller.games.base import Command
+from controller.protocol import Command
 
 #: Table zones (set in the table geometry): where dice are thrown, where set-aside dice rest.
 ZONES = ("rolling", "tray", "outside")

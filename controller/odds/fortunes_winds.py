@@ -21,7 +21,7 @@ from math import factorial
 from typing import Any
 
 from controller.games import apply, find_game
-from controller.games.base import Command, Pays
+from controller.games.base import Command, Pays, RoundEnded
 from controller.games.fortunes_winds import (
     BET_KINDS,
     BET_NAMES,
@@ -376,8 +376,7 @@ def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
             if keep:
                 state, _ = apply(state, Command("set-aside", {"dice": keep}))
         settled(events, tallies, counts_with={LORD_MOON_SPOT: STANDARD})
-        ended = next(e for e in events if e.kind == "turn-ended")
-        tallies["shooter-wins"].add(float(ended.data["result"] == WIN))
+        tallies["shooter-wins"].add(float(RoundEnded.among(events).result == WIN))
 
     def exact(report: dict) -> dict[str, Fraction]:
         return {bet["id"]: Fraction(bet["by_strategy"][strategy]["house_edge_exact"])

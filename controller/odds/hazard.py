@@ -10,7 +10,7 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game, limits
-from controller.games.base import Command, Pays
+from controller.games.base import Command, Pays, RoundEnded
 from controller.games.hazard import MAINS, WAYS, Hazard, commission, first_throw, odds_pays
 from controller.odds import pct
 from controller.simulate import Run, Tally, open_table, settled
@@ -173,7 +173,7 @@ def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
         chance = None
         while True:
             state, events = apply(state, engine.chance_step(state, rng))
-            if events[-1].kind == "round-ended" or events[-1].kind == "dice-passed":
+            if RoundEnded.among(events) is not None:
                 break
             if state.chance is not None and chance is None:
                 chance = state.chance

@@ -131,3 +131,22 @@ def test_a_still_table_with_nothing_to_read_is_empty_not_a_roll(live):
         pass
     assert live.pending is None and loop.status.readings == 0
     assert changes == ["moving", "empty", "moving", "empty"]
+
+
+def test_a_rejected_reading_is_read_again_while_the_table_stays_still(live):
+    """The banker's "Reject: read again": the same still table gives a new reading."""
+    seen = []
+    live.subscribe(seen.append)
+    loop = CameraLoop(Source(["still", "still", "still", "still"]), Settle(), reader, live,
+                      idle_seconds=0)
+    loop.step()
+    loop.step()
+    first = live.pending
+    assert first is not None and loop.status.readings == 1
+    live.reject(first.id)
+    assert live.pending is None
+    loop.step()
+    assert loop.status.readings == 2 and live.pending is not None
+    assert live.pending.id != first.id
+    loop.step()  # still: read once again only, not on every frame
+    assert loop.status.readings == 2

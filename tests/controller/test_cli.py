@@ -91,7 +91,13 @@ def test_journal_verify_export_and_replay_agree(capsys, journal_file, tmp_path):
     assert json.loads(out)["players"] == {"P1": 108, "P2": 100}
     code, out, _ = run(capsys, "journal", "verify", "--journal", str(journal_file), "--json")
     assert json.loads(out)["balances"]["player:P1"] == 108
-    code, out, _ = run(capsys, "journal", "statements", "P1", "--journal", str(journal_file))
+    code, out, _ = run(capsys, "journal", "statements", "--journal", str(journal_file))
+    head, p1, p2 = out.splitlines()
+    assert head.split() == ["player", "bought", "in", "cashed", "out", "staked", "won", "lost",
+                            "pots", "paid", "pots", "won", "fees", "net"]
+    assert p1.split() == ["P1", "100", "0", "8", "8", "0", "0", "0", "0", "8"]
+    code, out, _ = run(capsys, "journal", "statements", "P1", "--journal", str(journal_file),
+                       "--json")
     assert json.loads(out) == [{"player": "P1", "buy_in": 100, "cashed_out": 0, "staked": 8,
                                 "won": 8, "lost": 0, "pots_paid": 0, "pots_won": 0, "fees": 0,
                                 "net": 8}]

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from controller.cli.camera import DemoThrower, start_camera
+from app.camera import DemoThrower, start_camera
 from controller.config import load_config
 from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
@@ -98,7 +98,7 @@ def test_bench_live_reports_latency_and_idle_cpu(capsys):
 @pytest.mark.slow
 def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_path):
     """The dashboard's calibration, face by face on the demo table, learned and activated."""
-    from controller.cli.camera import calibrator_for, profile_path
+    from app.camera import calibrator_for, profile_path
 
     config_file = tmp_path / "feltbank.toml"
     config_file.write_text('[camera]\nsource = "demo"\nsettle_seconds = 0.3\nfps = 20.0\n')
@@ -137,7 +137,7 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
 
 
 def test_a_corrupt_profile_leaves_the_table_running_without_its_camera(tmp_path):
-    from controller.cli.run import table_service
+    from app import Feltbank
 
     bad = tmp_path / "profile"
     bad.mkdir()
@@ -145,11 +145,11 @@ def test_a_corrupt_profile_leaves_the_table_running_without_its_camera(tmp_path)
     config_file = tmp_path / "feltbank.toml"
     config_file.write_text(f'[camera]\nsource = "demo"\nprofile = "{bad}"\n'
                            '[printer]\nconnection = "none"\n')
-    with table_service(load_config(config_file)) as service:
-        health = service.health()
-        assert service.camera is None and service.table.state is not None
+    with Feltbank(load_config(config_file)) as root:
+        health = root.health()
+        assert root.camera is None and root.table.state is not None
         assert not health["camera"]["ok"] and "manifest.json" in health["camera"]["reason"]
-        assert "camera" not in service.supervisor.health()
+        assert "camera" not in root.supervisor.health()
         assert health["journal"]["ok"]
 
 
@@ -232,7 +232,7 @@ def test_felt_corners_set_by_hand_place_the_dice_without_markers(tmp_path):
         seen = {o.label: o.zone for o in live.pending.observation.objects}
         assert seen == {"RICE": "rolling", "EAST": "rolling", "WEST": "tray"}
         # the dashboard's corner tool reaches the running camera through the calibrator
-        from controller.cli.camera import calibrator_for
+        from app.camera import calibrator_for
 
         calibrator = calibrator_for(config, rig)
         with pytest.raises(ValueError, match="convex"):

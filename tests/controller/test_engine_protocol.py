@@ -7,7 +7,7 @@ import tables
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game, games
-from controller.games.base import Command, Event, Pays
+from controller.games.base import Command, Event, Pays, RoundEnded
 
 
 def open_with(*players, coins=50, mode="hazard"):
@@ -134,3 +134,28 @@ def test_every_mode_declares_what_the_harness_needs():
         assert engine.chance_kinds <= set(engine.command_kinds())
         state = engine.new_state()
         assert engine.view(state)["mode"] == name
+
+
+def test_a_round_ends_with_one_typed_event():
+    from controller.protocol import ROUND_ENDED
+
+    ended = RoundEnded("caster-wins", "Ann", {"main": 7, "chance": None})
+    event = ended.event()
+    assert event.kind == ROUND_ENDED and RoundEnded.of(event) == ended
+    assert Event.from_json(event.to_json()) == event
+    assert RoundEnded.among([Event("thrown", {}), event]) == ended
+    assert RoundEnded.of(Event("thrown", {"result": "nick"})) is None
+    with pytest.raises(ValueError, match="a round's result is a word"):
+        RoundEnded("", "Ann")
+
+
+def test_older_end_of_round_events_are_read_in_todays_shape():
+    old_fw = {"kind": "turn-ended", "shooter": "A", "result": "win", "rolls": 1,
+              "combination": "fortunes-and-winds", "showing": {}, "combination_name": "F&W"}
+    old_hazard = {"kind": "round-ended", "caster": "B", "main": 7, "chance": 4,
+                  "result": "caster-loses"}
+    assert Event.from_json(old_fw) == RoundEnded(
+        "win", "A", {"rolls": 1, "combination": "fortunes-and-winds", "showing": {},
+                     "combination_name": "F&W"}).event()
+    assert Event.from_json(old_hazard) == RoundEnded("caster-loses", "B",
+                                                     {"main": 7, "chance": 4}).event()

@@ -15,7 +15,7 @@ from tables import C, balances, play, refused
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.games.fortunes_winds import (
     COMBINATIONS,
     DICE,
@@ -129,8 +129,10 @@ def test_first_roll_combination_pays_double_and_returns_lord_moon():
                          C("roll", faces=["NORTH", "EAST", "WEST", "SOUTH", "FORTUNES"]),
                          state=state)
     assert balances(state) == {"A": 124, "B": 111, BANK: -35}
-    ended = [e for e in events if e.kind == "turn-ended"][0].data
-    assert ended["result"] == "win" and ended["combination_name"] == "Fortunes and Winds"
+    ended = RoundEnded.among(events)
+    assert ended == RoundEnded("win", "A", {"combination": "fortunes-and-winds",
+                                            "combination_name": "Fortunes and Winds",
+                                            "rolls": 1, "showing": ended.details["showing"]})
     assert state.shooter == "A" and state.won_last and state.rounds == 1
 
 
@@ -367,7 +369,7 @@ def test_random_play_conserves_every_coin(seed, players):
         players_and_bets = sum(new.ledger.players().values()) + sum(
             new.ledger.accounts("bet").values())
         assert players_and_bets + new.ledger.balance(BANK) == bought
-        if any(e.kind == "turn-ended" for e in events):
+        if RoundEnded.among(events):
             turns += 1
             assert not new.ledger.accounts("bet") and not ENGINE.in_round(new)
         state = new

@@ -12,7 +12,7 @@ from tables import C, balances, play, refused
 
 from controller.errors import IllegalCommand
 from controller.games import apply, find_game
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.games.hazard import MAINS, first_throw, odds_pays
 from controller.ledger import BANK, statements
 
@@ -158,7 +158,7 @@ def test_random_play_conserves_every_coin(seed, players):
         assert new.ledger.total() == 0
         held = sum(new.ledger.players().values()) + sum(new.ledger.accounts("bet").values())
         assert held + new.ledger.balance(BANK) == bought
-        if any(e.kind == "round-ended" for e in events):
+        if RoundEnded.among(events):
             assert not new.ledger.accounts("bet")
         state = new
 

@@ -57,7 +57,7 @@ def test_an_unsure_die_waits_even_in_auto_and_the_banker_corrects_it(table):
     objects[3] = Seen(None, 0.2, (30.0, 0.0), candidates=(("BIRD", 0.2), ("SOUTH", 0.1)))
     pending = live.observe(Observation(tuple(objects)))
     assert isinstance(pending, Pending) and pending.reading.uncertain == (3,)
-    with pytest.raises(IllegalCommand, match="dice 3 are still unread"):
+    with pytest.raises(IllegalCommand, match=r"tap the face of die #4 \(not read\)"):
         live.confirm(pending.id)
     live.confirm(pending.id, corrections={3: "SOUTH"})
     assert table.state.showing_map()["AIR"] == "SOUTH"

@@ -18,7 +18,7 @@ import equipment
 from controller import modes as registry
 from controller.errors import IllegalCommand
 from controller.games import find_game, games
-from controller.games.base import Engine, State
+from controller.games.base import Engine, RoundEnded, State
 from controller.games.play import random_play
 from controller.modes import Mode, find_mode, modes, resolve_ref, result_words, with_part
 from controller.simulate import simulate
@@ -104,8 +104,13 @@ def test_rounds_end_with_a_result_the_mode_has_words_for(name):
         if n >= STEPS:
             break
         for event in step.events or ():
-            if "result" in event.data and event.kind.endswith("-ended"):
-                ended.add(event.data["result"])
+            end = RoundEnded.of(event)
+            if end is not None:
+                ended.add(end.result)
+                assert end.holder is None or end.holder in step.before.seats, end
+            else:
+                assert not event.kind.endswith("-ended"), \
+                    f"a round ends with RoundEnded(...).event() only, not {event.kind!r}"
         if step.after is not None and step.after.seats:
             light = mode.engine.light(step.after, step.events or ())
             assert light in {"ready", "bets_open", "rolling", "win", "loss"}, light

@@ -15,7 +15,7 @@ from controller.advisor import advise, advise_state, choose
 from controller.cli import main
 from controller.errors import IllegalCommand
 from controller.games import apply
-from controller.games.base import Command
+from controller.games.base import Command, RoundEnded
 from controller.games.fortunes_winds import DICE, combination_of
 from controller.odds import fortunes_winds as fw
 from controller.odds import hazard as hz
@@ -316,8 +316,8 @@ def test_the_odds_price_every_outcome_as_the_engine_settles_it(house):
         for cmd in cmds:
             state, evs = apply(state, cmd)
             events += evs
-        ended = next(e.data for e in events if e.kind == "turn-ended")
-        assert (ended["result"], ended["combination"], ended["rolls"]) == outcome
+        ended = RoundEnded.among(events)
+        assert (ended.result, ended.details["combination"], ended.details["rolls"]) == outcome
         net: dict[str, int] = {}
         for e in events:
             if e.kind == "bet-settled":

@@ -175,11 +175,13 @@ def test_the_spooler_thread_wakes_on_a_new_receipt_and_retries_after_a_fault(tab
         table.submit(Command("call-main", {"main": 7}))
         device.fault = "offline"
         bet(table)
-        time.sleep(0.3)
+        deadline = time.monotonic() + 20
+        while spooler.status.ok and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert not spooler.status.ok
         device.fault = None
         bet(table, "P2")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20
         while table.queue.waiting() and time.monotonic() < deadline:
             time.sleep(0.02)
         assert table.queue.waiting() == []

@@ -7,13 +7,12 @@ import time
 import pytest
 from escpos.printer import Dummy
 
-from controller.cli.hardware import TableDevices
+from app import Feltbank
 from controller.config import load_config
 from controller.games.base import Command
 from controller.games.observation import Observation, Seen
 from controller.games.play import seated_table
 from controller.journal import Journal
-from controller.live import LiveTable
 from controller.table import Table
 from hardware.pins import pin_factory
 from hardware.printer import PrinterConfig, ReceiptPrinter
@@ -30,7 +29,7 @@ class Switchable(Dummy):
         super()._raw(msg)
 
 
-def wait_for(check, seconds=3.0):
+def wait_for(check, seconds=20.0):
     deadline = time.monotonic() + seconds
     while not check() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -39,40 +38,44 @@ def wait_for(check, seconds=3.0):
 
 @pytest.fixture
 def rig(tmp_path):
-    """A Fortunes and Winds table of two with its devices on mock pins and a Dummy printer."""
+    """A Fortunes and Winds table of two with its devices on mock pins and a Dummy printer:
+    the composition root with doubles, no camera."""
     table = Table(Journal(tmp_path / "journal.sqlite3"))
     for cmd in seated_table("fortunes-winds", players=2, coins=100):
         table.submit(cmd)
-    live = LiveTable(table, confirm="banker")
     factory = pin_factory("mock")
     device = Switchable()
     printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer"), device=device)
     config_file = tmp_path / "feltbank.toml"
-    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 0.2\n')
-    devices = TableDevices(load_config(config_file), table, live=live, factory=factory,
-                           printer=printer)
+    # No debounce, a long hold: a test press is released at once (even on a busy machine
+    # it is no hold); test_hardware_pins checks the debounce setting.
+    config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 1.0\n'
+                           'bounce_ms = 0\n[live]\nconfirm = "banker"\n')
+    root = Feltbank(load_config(config_file), camera=False, pin_factory=factory,
+                    printer=printer, table=table)
+    devices = root.devices
     devices.spooler.retry_first = 0.05
     yield table, devices, factory, device
-    devices.close()
+    root.stop()
     factory.reset()
 
 
 def press(factory, gpio):
+    """A press, released at once (the button worker then acts on it)."""
     pin = factory.pin(gpio)
     pin.drive_low()
-    time.sleep(0.05)
     pin.drive_high()
 
 
 def test_lights_follow_the_turn_and_slips_print(rig):
     table, devices, factory, device = rig
-    assert devices.lights.state == "bets_open"
+    assert devices.lights_done() and devices.lights.state == "bets_open"
     table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
-    assert devices.lights.state == "bets_open"
+    assert devices.lights_done() and devices.lights.state == "bets_open"
     table.submit(Command("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}))
-    assert devices.lights.state == "rolling"
+    assert devices.lights_done() and devices.lights.state == "rolling"
     table.submit(Command("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "MOON"]}))
-    assert devices.lights.state == "loss" and factory.pin(16).state == 1
+    assert devices.lights_done() and devices.lights.state == "loss" and factory.pin(16).state == 1
     # One slip for the standard bet with its Lord Moon money; no payout on a loss.
     assert wait_for(lambda: device.output.count(b"BET SLIP") == 1)
     assert b"For Lord Moon" in device.output
@@ -83,7 +86,7 @@ def test_the_pass_button_passes_the_dice_after_a_win(rig):
     table, devices, factory, device = rig
     table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
     table.submit(Command("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "SUN"]}))
-    assert devices.lights.state == "win"
+    assert devices.lights_done() and devices.lights.state == "win"
     assert table.state.shooter == "P1"
     press(factory, 22)
     assert wait_for(lambda: table.state.shooter == "P2")
@@ -101,10 +104,9 @@ def test_a_refused_pass_and_the_call_button_light_needs_banker(rig):
     press(factory, 23)
     assert wait_for(lambda: devices.lights.state == "needs_banker")
     pin = factory.pin(23)
-    pin.drive_low()
-    time.sleep(0.35)  # a hold: the banker answers the call
+    pin.drive_low()  # a hold: the banker answers the call; released once it is seen
+    assert wait_for(lambda: devices.lights_done() and devices.lights.state == "bets_open")
     pin.drive_high()
-    assert wait_for(lambda: devices.lights.state == "bets_open")
 
 
 def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
@@ -125,11 +127,11 @@ def test_the_confirm_and_reject_buttons_act_on_the_read_roll(rig):
     table.submit(Command("bet", {"player": "P1", "bet": "standard", "amount": 2}))
     faces = ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
     live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces))))
-    assert devices.lights.state == "reading"
+    assert devices.lights_done() and devices.lights.state == "reading"
     press(factory, 17)  # confirm
     assert wait_for(lambda: table.state.roll == 1)
-    assert devices.lights.state == "rolling"
+    assert devices.lights_done() and devices.lights.state == "rolling"
     live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in enumerate(faces[:3]))))
-    assert devices.lights.state == "needs_banker"
+    assert devices.lights_done() and devices.lights.state == "needs_banker"
     press(factory, 27)  # reject: read again
     assert wait_for(lambda: live.pending is None) and table.state.roll == 1

@@ -10,7 +10,7 @@ import pytest
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.table import Table
-from web import create_app
+from web import Services, create_app
 
 PASSWORD = "banker-pass-1"
 VIEWER_PASSWORD = "viewer-pass-1"
@@ -52,8 +52,8 @@ def make_app(tmp_path):
         settings = {"TESTING": True, "DATA_DIR": tmp_path / "web",
                     "CONFIG_PATH": tmp_path / "config" / "feltbank.toml",
                     "SSE_KEEPALIVE": 0.05, "SSE_MAX_SECONDS": 0.3, **config}
-        return create_app(settings, table=table, camera=camera, live=live,
-                          calibrator=calibrator)
+        return create_app(settings, Services(table=table, camera=camera, live=live,
+                                             calibrator=calibrator))
 
     return make
 

@@ -66,7 +66,7 @@ def server(tmp_path):
     from werkzeug.serving import make_server
 
     from controller.live import LiveTable
-    from web import create_app
+    from web import Services, create_app
     from web.camera import StillCamera
 
     table = open_table(tmp_path / "journal.sqlite3")
@@ -74,7 +74,7 @@ def server(tmp_path):
     live = LiveTable(table)
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml",
                       "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60, "MJPEG_FPS": 2},
-                     table=table, camera=camera, live=live)
+                     Services(table=table, camera=camera, live=live))
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -193,7 +193,7 @@ def test_a_whole_turn_with_one_die_corrected(browser, server):
     page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
     assert table.state.showing == ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
     assert table.journal.find(table.journal.records(after=seq - 1).__next__().command.id
-                              ).source == "camera"
+                              ).source == "camera, corrected by boss"
     page.wait_for_selector("#advice")
     # Set aside North and East, as the advisor says.
     page.click("button.die[data-value='NORTH']")
@@ -294,13 +294,13 @@ class CornerCalibrator:
 def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
     from werkzeug.serving import make_server
 
-    from web import create_app
+    from web import Services, create_app
     from web.camera import StillCamera
 
     table = open_table(tmp_path / "journal.sqlite3")
     cal = CornerCalibrator()
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     table=table, camera=StillCamera(frame_jpeg()), calibrator=cal)
+                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_port}"
@@ -327,3 +327,249 @@ def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
     finally:
         httpd.shutdown()
         table.journal.close()
+
+
+# --- the waiting reading on a tablet and a phone -------------------------------------------
+
+SIZES = {"tablet-landscape": {"width": 1024, "height": 768},
+         "tablet-portrait": {"width": 768, "height": 1024},
+         "phone": {"width": 390, "height": 844}}
+
+OFF_SCREEN = """(sel) => Array.from(document.querySelectorAll(sel))
+  .map((el) => [el.id || el.className || el.tagName, el.getBoundingClientRect()])
+  .filter(([, r]) => r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth)
+  .map(([what, r]) => `${what} at ${Math.round(r.left)},${Math.round(r.top)}-` +
+       `${Math.round(r.right)},${Math.round(r.bottom)}`)"""
+
+
+def bets_laid(table):
+    from controller.games.base import Command
+
+    for n, (player, bet, amount) in enumerate((("Ginawa", "standard", 1),
+                                               ("Sanzo", "standard", 1),
+                                               ("Ujikeme", "daikoku-against", 3))):
+        table.submit(Command("bet", {"player": player, "bet": bet, "amount": amount}, f"bet-{n}"))
+
+
+def a_reading(live, camera, water=("WATER", 0.52)):
+    """The first roll of the seed's turn as the camera reads it, the Water die unsure."""
+    frame = frame_jpeg([(30 + 120 * i, 200, 70, 70) for i in range(5)])
+    camera.jpeg = frame
+    live.observe(observation(("NORTH", 0.98, "rolling"), (*water, "rolling"),
+                             ("FIRE", 0.97, "rolling"), ("BIRD", 0.95, "rolling"),
+                             ("VOID", 0.99, "rolling")), extra={"frame_jpeg": frame})
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_an_uncertain_die_confirmed_as_read_without_scrolling(browser, server, size):
+    """The waiting reading docks on screen at every size; an uncertain die needs the banker's
+    tap, and a tap on the face the camera read confirms it as read."""
+    url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
+    bets_laid(table)
+    page = new_page(browser, SIZES[size])
+    setup_banker(page, url)
+    page.wait_for_selector("#live-status.on")
+    seq = table.journal.last_seq() + 1
+    a_reading(live, camera)
+    page.wait_for_selector("#confirm[data-pending] .die-row[data-row='i1'].uncertain")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"reading-{size}.png"))  # what the banker sees
+    # Every die, its faces, Confirm and Reject are on screen without scrolling.
+    assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm .die-row .faces > button,"
+                                     " #confirm-reading, #reject-reading") == []
+    assert page.evaluate("scrollY") == 0
+    assert page.evaluate(SMALL_TARGETS) == []
+    # The camera's guess is outlined, not yet chosen; Confirm says which die wants a tap.
+    water = "#confirm .die-row[data-row='i1'] .face[data-face='WATER']"
+    assert "guess" in page.get_attribute(water, "class")
+    assert page.get_attribute(water, "aria-pressed") == "false"
+    page.click("#confirm-reading")
+    page.wait_for_selector("#toast.error:text('#2')")
+    assert table.journal.last_seq() == seq - 1  # nothing applied
+    page.click(water)
+    assert page.get_attribute(water, "aria-pressed") == "true"
+    page.click("#confirm-reading")
+    page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
+    page.wait_for_selector("#toast", state="hidden")  # the refusal went with the success
+    assert table.state.showing == ("NORTH", "WATER", "FIRE", "BIRD", "VOID")
+    record = table.journal.find(next(table.journal.records(after=seq - 1)).command.id)
+    assert record.source == "camera"  # confirmed as read: nothing changed
+    (reading,) = table.journal.readings().values()
+    assert reading["confirmed"] == [{"index": 1, "read": "WATER", "banker": "WATER",
+                                     "changed": False}]
+    assert reading["confirmed_by"] == "boss"
+    assert page.locator("#confirm.pending").count() == 0
+    page.close()
+
+
+def test_a_corrected_die_on_the_record(browser, server):
+    """The banker changes a die the camera read: the journal keeps the camera's reading, the
+    change and who made it, and the money page shows them with the frame."""
+    url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
+    bets_laid(table)
+    page = new_page(browser, SIZES["tablet-landscape"])
+    setup_banker(page, url)
+    page.wait_for_selector("#live-status.on")
+    seq = table.journal.last_seq() + 1
+    a_reading(live, camera, water=("FISH", 0.61))
+    row = "#confirm .die-row[data-row='i1']"
+    page.wait_for_selector(row + ".uncertain")
+    # Only the Water die's own faces show; the others are behind "Other faces".
+    own = [b.get_attribute("data-face") for b in page.locator(row + " .faces > button").all()]
+    assert own == ["WATER", "EAST", "FISH"]
+    assert not page.is_visible(row + " details.other-faces .face[data-face='MOON']")
+    page.click(row + " .face[data-face='EAST']")
+    page.click("#confirm-reading")
+    page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
+    assert table.state.showing[1] == "EAST"
+    (reading,) = table.journal.readings().values()
+    assert reading["corrections"] == [{"index": 1, "read": "FISH", "banker": "EAST",
+                                       "changed": True}]
+    page.goto(url + "/money/")
+    entry = page.locator(f"#journal tr[data-reading='{seq}']")
+    text = entry.inner_text()
+    assert "FISH" in text and "EAST" in text and "boss" in text, text
+    frame = entry.locator("a.reading-frame").get_attribute("href")
+    assert page.request.get(url + frame).headers["content-type"] == "image/jpeg"
+    page.screenshot(path=str(ARTIFACTS / "reading-corrected-on-the-record.png"), full_page=True)
+    page.close()
+
+
+def test_reject_reads_again(browser, server):
+    """Reject drops the reading, says what happens next, and asks the camera for a new one."""
+    url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
+    bets_laid(table)
+    page = new_page(browser, SIZES["phone"])
+    setup_banker(page, url)
+    page.wait_for_selector("#live-status.on")
+    a_reading(live, camera)
+    page.wait_for_selector("#confirm[data-pending]")
+    page.click("#reject-reading")
+    page.wait_for_selector("#toast.info:text('reads the dice again')")
+    page.wait_for_selector("#confirm.pending", state="detached")
+    assert live.take_read_again()  # what the camera loop waits for (tests/controller)
+    a_reading(live, camera)  # ... and the camera's next reading waits again
+    page.wait_for_selector("#confirm[data-pending]")
+    page.screenshot(path=str(ARTIFACTS / "reading-rejected-read-again.png"))
+    page.close()
+
+
+# --- a whole turn in French ----------------------------------------------------------------
+
+#: Visible text nodes (no scripts, code, kanji or parts marked translate="no").
+VISIBLE_TEXT = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode;
+    const el = node.parentElement;
+    const skip = "script, style, code, svg, [translate=no], [lang=ja], [lang=en], [hidden]";
+    if (!el || el.closest(skip)) continue;
+    if (!el.getClientRects().length) continue;
+    const text = node.textContent.replace(/\\s+/g, " ").trim();
+    if (text) out.push(text);
+  }
+  return out;
+}"""
+
+#: English words that French never writes: one of these on a French screen is English left.
+ENGLISH = {"the", "and", "of", "with", "is", "are", "this", "your", "from", "to", "by", "bet",
+           "bets", "roll", "rolls", "player", "won", "lost", "shooter", "dice", "seat", "seats",
+           "amount", "balance", "camera", "reading", "confirm", "reject", "set", "aside",
+           "pass", "win", "lose", "turn", "house", "edge", "advisor", "join", "settlement"}
+
+
+def english_on_screen(page) -> list[str]:
+    from babel.messages.pofile import read_po
+
+    from web.i18n import TRANSLATIONS
+
+    with (TRANSLATIONS / "fr" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f)
+    english = {m.id for m in catalog if isinstance(m.id, str) and m.id and m.string
+               and m.string != m.id}
+    left = []
+    for text in page.evaluate(VISIBLE_TEXT):
+        words = {w.lower() for w in __import__("re").findall(r"[A-Za-zÀ-ÿ]+", text)}
+        if text in english or words & ENGLISH:
+            left.append(text)
+    return left
+
+
+def test_a_whole_turn_in_french(browser, server):
+    """The seed's first turn played in French at every size: no English on the screen, the
+    settlement fits its card."""
+    url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
+    page = new_page(browser, SIZES["tablet-landscape"])
+    setup_banker(page, url)
+    page.click("header form[action='/language/fr'] button")
+    page.wait_for_selector("html[lang=fr]")
+    page.wait_for_selector("#live-status.on")
+    assert english_on_screen(page) == []
+    page.click(".chip[data-chip='1']")
+    tap_spot(page, "Ginawa", "standard")
+    page.wait_for_selector(".felt-seat[data-player='Ginawa'] [data-spot='lord-moon'] .stake:text('1')")
+    page.click(".chip[data-chip='3']")
+    tap_spot(page, "Ujikeme", "daikoku-against")
+    page.wait_for_selector(".felt-seat[data-player='Ujikeme'] [data-spot='daikoku-against'] "
+                           ".stake:text('3')")
+    seq = table.journal.last_seq() + 1
+    a_reading(live, camera)
+    page.wait_for_selector("#confirm[data-pending] .die-row[data-row='i1'].uncertain")
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(ARTIFACTS / f"fr-reading-{size}.png"))
+        assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading, "
+                                         "#reject-reading") == [], size
+    assert english_on_screen(page) == []
+    page.set_viewport_size(SIZES["tablet-landscape"])
+    page.click("#confirm .die-row[data-row='i1'] .face[data-face='EAST']")
+    page.click("#confirm-reading")
+    page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
+    page.wait_for_selector("#advice")
+    assert english_on_screen(page) == []
+    page.click("button.die[data-value='NORTH']")
+    page.click("button.die[data-value='EAST']")
+    act(page, table, "button.set-aside")
+    page.click("#confirm .die-row[data-row='FIRE'] .face[data-face='WEST']")
+    page.click("#confirm .die-row[data-row='AIR'] .face[data-face='AIR']")
+    page.click("#confirm .die-row[data-row='MOON'] .face[data-face='SUN']")
+    act(page, table, "#confirm-roll")
+    page.click("button.die[data-value='WEST']")
+    act(page, table, "button.set-aside")
+    page.click("#confirm .die-row[data-row='AIR'] .face[data-face='AIR']")
+    page.click("#confirm .die-row[data-row='MOON'] .face[data-face='FORTUNES']")
+    act(page, table, "#confirm-roll")
+    page.wait_for_selector("#settlement")
+    assert "3 lancers" in page.inner_text("#settlement")
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(ARTIFACTS / f"fr-settlement-{size}.png"), full_page=True)
+        assert english_on_screen(page) == [], size
+        # The settlement table fits its card; its header does not wrap.
+        fits = page.evaluate("""() => { const c = document.getElementById('settlement');
+            const heads = Array.from(c.querySelectorAll('th'), (th) => th.getClientRects().length);
+            return [c.scrollWidth <= c.clientWidth + 1, Math.max(...Array.from(
+              c.querySelectorAll('th'), (th) => th.getBoundingClientRect().height))]; }""")
+        assert fits[0], f"the settlement overflows its card at {size}"
+        assert fits[1] < 40, f"the settlement's header wraps at {size}"
+    page.goto(url + "/money/")
+    assert english_on_screen(page) == []
+    page.screenshot(path=str(ARTIFACTS / "fr-money.png"), full_page=True)
+    page.close()
+
+
+def test_cash_out_everything_asks_first(browser, server):
+    url, table = server["url"], server["table"]
+    page = new_page(browser, SIZES["tablet-portrait"])
+    setup_banker(page, url)
+    page.goto(url + "/money/")
+    form = "tr[data-player='Sanzo'] form[data-kind='cash-out']"
+    before = table.journal.last_seq()
+    page.click(form + " button")  # the amount left empty: everything
+    page.wait_for_selector(form + " button.armed:text('Cash out all 20?')")
+    assert table.journal.last_seq() == before  # nothing yet
+    page.click(form + " button")
+    playwright_api.expect(page.locator("tr[data-player='Sanzo'] td.num").first).to_have_text("0")
+    assert table.state.ledger.players()["Sanzo"] == 0
+    page.close()

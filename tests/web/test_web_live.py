@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 
 import pytest
 
@@ -54,7 +53,7 @@ def test_events_as_they_are_committed(make_app, table, auth):
     auth.setup()
 
     def later():
-        time.sleep(0.3)
+        assert app.extensions["feltbank.broadcaster"].listening(30)  # the stream is open
         table.submit(Command("buy-in", {"player": "Sanzo", "amount": 5}, "live-1"))
 
     thread = threading.Thread(target=later)
@@ -117,7 +116,7 @@ def test_a_waiting_reading_is_announced_without_an_id(live_client):
     auth, door = live_client
 
     def later():
-        time.sleep(0.2)
+        assert auth.client.application.extensions["feltbank.broadcaster"].listening(30)
         door.observe(first_roll())
 
     thread = threading.Thread(target=later)
@@ -232,14 +231,45 @@ def test_the_banker_corrects_one_die_and_confirms(live_client, table):
     # Confirming as read is refused: the Water die is unsure. Nothing changes.
     response = auth.client.post("/api/live/confirm", headers=headers,
                                 json={"pending": door.pending.id})
-    assert response.status_code == 422 and "tap their faces" in response.json["error"]
+    assert response.status_code == 422
+    assert "tap the face of die #2 (read WATER at 52%)" in response.json["error"]
     assert len(table.journal) == before
     response = auth.client.post("/api/live/confirm", headers=headers,
                                 json={"pending": door.pending.id, "corrections": {"1": "EAST"}})
     assert response.status_code == 200, response.json
     assert table.state.showing == ("NORTH", "EAST", "FIRE", "BIRD", "VOID")
     assert door.pending is None
-    assert table.journal.records(after=before).__next__().source == "camera"
+    assert table.journal.records(after=before).__next__().source == "camera, corrected by boss"
+
+
+def test_a_correction_is_on_the_record_in_every_export(live_client, table, tmp_path):
+    """The camera's reading and the banker's change reach the CSV, the hand history and the
+    house report; a replay of that history still ends at the same balances."""
+    import csv
+    import io
+
+    from controller.printqueue import house_report_data
+
+    auth, door = live_client
+    door.observe(first_roll(), extra={"frame_jpeg": JPEG})
+    seq = table.journal.last_seq() + 1
+    auth.client.post("/api/live/confirm", headers={"X-CSRF-Token": auth.token},
+                     json={"pending": door.pending.id, "corrections": {"1": "EAST"}})
+    rows = list(csv.DictReader(io.StringIO(auth.client.get("/money/journal.csv").text)))
+    (row,) = [r for r in rows if r["seq"] == str(seq)][:1]
+    assert row["camera read"].split()[:2] == ["NORTH:0.98", "WATER:0.52"]
+    assert row["banker changed"] == "boss: #2 WATER->EAST"
+    lines = [json.loads(x) for x in auth.client.get("/money/journal.jsonl").text.splitlines()]
+    reading = next(x["reading"] for x in lines if "reading" in x)
+    assert reading["corrections"] == [{"index": 1, "read": "WATER", "banker": "EAST",
+                                       "changed": True}] and reading["confirmed_by"] == "boss"
+    assert auth.client.get(f"/money/reading/{seq}.jpg").data == JPEG
+    assert house_report_data(table)["corrections"] == 1
+    from controller.history import balances, replay
+
+    history = tmp_path / "session.jsonl"
+    history.write_text(auth.client.get("/money/journal.jsonl").text)
+    assert balances(replay(history)) == balances(table.state)
 
 
 def test_the_banker_rejects_a_reading(live_client, table):

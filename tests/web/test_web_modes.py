@@ -14,6 +14,7 @@ import itertools
 import pytest
 from conftest import open_table
 
+from controller.games.base import RoundEnded
 from controller.games.play import random_play
 from controller.modes import find_mode, modes
 from web.modes import ModePage, generic, page_for
@@ -50,13 +51,13 @@ def test_the_dashboard_plays_the_mode(name, tmp_path, make_app, auth):
             assert response.status_code == 201, (step.command, response.text)
             panel = html_lib.unescape(client.get("/table/panel").text)
             settled = any(e.kind == "bet-settled" for e in step.events)
-            for event in step.events:
-                if event.kind.endswith("-ended") and "result" in event.data:
-                    # Every mode's rounds end; the settlement card shows how a round that
-                    # settled bets ended (a mode without bets, e.g. Namaste, has no such card).
-                    ended += 1
-                    if settled:
-                        assert words[event.data["result"]] in panel, (event, panel[:400])
+            end = RoundEnded.among(step.events)
+            if end is not None:
+                # Every mode's rounds end; the settlement card shows how a round that settled
+                # bets ended (a mode without bets, e.g. Namaste, has no such card).
+                ended += 1
+                if settled:
+                    assert words[end.result] in panel, (end, panel[:400])
         assert client.get("/").status_code == 200
         assert ended, f"no round of {name} ended in {ACCEPTED} commands"
     finally:

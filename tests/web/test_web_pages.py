@@ -32,7 +32,7 @@ def test_a_turn_on_the_page_settles_and_passes_the_dice(client, banker, table):
     response = banker.command("roll", faces=["EARTH", "WATER", "FIRE", "AIR", "SUN"])
     assert response.status_code == 201
     html = client.get("/table/panel").text
-    assert 'id="settlement"' in html and "The Lady&#39;s Tears won · 1 rolls" in html
+    assert 'id="settlement"' in html and "The Lady&#39;s Tears won · 1 roll</p>" in html
     assert "Lord Moon money" in html and "Hungry Moon" in html
     # A winner may pass the dice: the pass button is live now.
     assert 'class="cmd pass"' in html
@@ -111,16 +111,20 @@ def test_money_page_players_statements_house_chart_and_odds(client, banker):
     assert "Ujikeme</td><td class=\"num\">20</td>" in html
     # The odds: every mode's bets; those favouring the player stand out.
     assert "Fortunes and Winds" in html and "Hazard" in html
-    assert "These bets favour the player" in html and 'class="favours"' in html
+    assert "these bets favour the player in some play" in html and 'class="favours"' in html
+    # In words, under which play (no internal ids, no unexplained column).
+    assert "Favours the player when the shooter sets dice aside to make this bet win" in html
+    assert re.search(r">[^<]*caster-(wins|loses):", html) is None and "Worst edge" not in html
+    assert "caster wins · main 5" in html
     assert "bets at true odds (no house edge)" in html
 
 
 def test_journal_filter_and_exports(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/?kind=roll").text
-    assert '"MOON"' in html and '"daikoku-against"' not in html
+    assert "roll faces" in html and "bet player" not in html
     html = client.get("/money/?player=Ujikeme").text
-    assert "daikoku-against" in html
+    assert "bet player Ujikeme · bet Daikoku&#39;s Belly (against the shooter) · amount 3" in html
     jsonl = client.get("/money/journal.jsonl")
     assert jsonl.headers["Content-Disposition"] == "attachment; filename=journal.jsonl"
     lines = [json.loads(line) for line in jsonl.text.splitlines()]
@@ -380,9 +384,9 @@ def _form_as_shown(html: str) -> dict:
     form = {}
     for name, value in re.findall(r'<input name="([^"]+)" value="([^"]*)"', html):
         form[name] = html_lib.unescape(value)
-    for name, body in re.findall(r'<select name="([^"]+)">(.*?)</select>', html, re.S):
-        chosen = re.search(r"<option[^>]*selected[^>]*>([^<]*)</option>", body) or re.search(
-            r'<option value="([^"]*)" selected', body)
+    for name, body in re.findall(r'<select name="([^"]+)"[^>]*>(.*?)</select>', html, re.S):
+        chosen = re.search(r'<option value="([^"]*)" selected', body) or re.search(
+            r"<option[^>]*selected[^>]*>([^<]*)</option>", body)
         if chosen:
             form[name] = html_lib.unescape(chosen.group(1))
     return form
@@ -410,3 +414,57 @@ def test_the_settings_form_saves_as_shown_and_with_lists_changed(client, banker,
     form["zones.tray"] = "[[400, 0], [440, 0"
     response = client.post("/settings/", data={"csrf_token": banker.token, **form})
     assert response.status_code == 422 and "zones.tray" in response.text
+
+
+def test_learn_waits_for_enough_captures_and_a_capture_pauses_the_readings(make_app, table,
+                                                                            auth):
+    """Learn is greyed, saying which faces want captures, until every face has enough; a
+    capture during play leaves no reading on the table: the camera's readings wait until the
+    banker is done calibrating."""
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    cal = FakeCalibrator()
+    door = LiveTable(table)
+    auth.client = make_app(table, calibrator=cal, live=door).test_client()
+    auth.setup()
+    headers = {"X-CSRF-Token": auth.token}
+    html = auth.client.get("/calibration/").text
+    assert re.search(r'id="learn"[^>]*disabled', html)
+    assert "still to capture: EARTH (0/2), NORTH (0/2), RICE (0/2)" in html
+    assert auth.client.post("/calibration/capture", headers=headers,
+                            json={"label": "EARTH"}).status_code == 200
+    # The die shown to the camera is seen: it is not a roll.
+    shown = Observation((Seen("EARTH", 0.99, (100.0, 100.0), "rolling"),))
+    door.observe(shown)
+    assert door.pending is None and door.paused
+    assert 'id="calibrating"' in auth.client.get("/table/panel").text
+    for label in ("EARTH", "NORTH", "NORTH", "RICE", "RICE"):
+        auth.client.post("/calibration/capture", headers=headers, json={"label": label})
+    html = auth.client.get("/calibration/").text
+    assert not re.search(r'id="learn"[^>]*disabled', html) and "learn-refusal" not in html
+    done = auth.client.post("/calibration/done", headers=headers, json={})
+    assert done.status_code == 200 and "reads the rolls again" in done.json["message"]
+    assert not door.paused and door.take_read_again()
+    assert 'id="calibrating"' not in auth.client.get("/table/panel").text
+
+
+def test_settings_are_grouped_explained_and_say_where_they_are_written(client, banker, app):
+    html = client.get("/settings/").text
+    groups = re.findall(r'<details class="settings-group" id="group-([a-z]+)"', html)
+    assert groups == ["table", "games", "camera", "lights", "printer", "dashboard"]
+    assert "the table&#39;s name, printed on slips and screens" in html  # each key in words
+    assert "a whole number from 1 to 65,535" in html  # what it accepts, numbers as people write
+    path = str(app.config["CONFIG_PATH"])
+    assert "no settings file yet" in html and path in html
+    client.post("/settings/", data={"csrf_token": banker.token, "table.name": "Felt 3"})
+    html = client.get("/settings/").text
+    assert "Saved in the file the table reads:" in html and path in html
+
+
+def test_the_house_result_shows_its_current_figure(client, banker):
+    play_a_turn(banker)
+    html = client.get("/money/").text
+    # Ginawa lost 2 (standard and Lord Moon), Ujikeme's bet against won 2: the house is even.
+    figure = re.search(r'id="house-now">([^<]*)<', html).group(1)
+    assert figure == "0", figure

@@ -15,8 +15,9 @@ from typing import Any
 
 import equipment
 from controller.errors import IllegalCommand
-from controller.games.base import Command, Engine, State
+from controller.games.base import Command, Engine, RoundEnded, State
 from controller.modes import find_mode, result_words
+from web.i18n import N_, refusal
 
 #: Chips the banker taps before a bet spot.
 CHIPS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -50,6 +51,9 @@ class ModePage:
     face_marks: dict = field(default_factory=dict)
     #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
     french: dict = field(default_factory=dict)
+    #: How a round ended, in one line for the last settlement (given the session's `t`).
+    ended_line: Callable[[RoundEnded, Callable[[str], str]], str] = field(
+        default=lambda ended, t: result_line(ended, t))
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
@@ -57,13 +61,18 @@ def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
     try:
         engine.verify(state, Command(kind, args, "check"))
     except IllegalCommand as exc:
-        return str(exc)
+        return refusal(exc)
     return None
 
 
 def manual_rows(dice: list[tuple[str, str, list]]) -> list[dict]:
     """Rows of the roll the banker enters by hand: each die (key, title) and its faces."""
     return [{"key": key, "title": title, "faces": faces} for key, title, faces in dice]
+
+
+def result_line(ended: RoundEnded, t: Callable[[str], str]) -> str:
+    """The mode's words for how the round ended (`Mode.result_words`), translated."""
+    return t(RESULT_WORDS.get(ended.result, ended.result))
 
 
 def glyphs(name: str) -> dict[str, str]:
@@ -100,3 +109,6 @@ generic = ModePage("*", "modes/generic.html", _generic_context)
 
 #: How rounds end, in words (the events' `result`): every mode's `Mode.result_words`.
 RESULT_WORDS = result_words()
+
+#: How a bet came out, in words (the `bet-settled` events' `result`).
+BET_RESULTS = {"win": N_("won"), "lose": N_("lost"), "push": N_("stake returned")}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from controller.errors import IllegalCommand
+from controller.games.base import RoundEnded
 from controller.games.fortunes_winds import (
     BET_NAMES,
     DIE,
@@ -21,7 +22,8 @@ from controller.games.fortunes_winds import (
     smallest_stake,
     stake_unit,
 )
-from web.modes import ModePage, PageInput, glyphs, manual_rows, reason
+from web.i18n import tn
+from web.modes import ModePage, PageInput, glyphs, manual_rows, reason, result_line
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +55,14 @@ FRENCH = {
         "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
 }
 
-#: The felt's spaces for one seat, as the seed draws them: (bet, words), two rows.
+#: The felt's spaces for one seat, as the seed draws them: (bet, name, words), two rows.
 FELT = (
-    (("daikoku-for", "Win: bet 2 to win 3"), (STANDARD, "Standard Bet"),
-     ("lady-sun-tea", "3 rolls: bet 1 to win 1")),
-    (("daikoku-against", "Lose: bet 3 to win 2"), (LORD_MOON_SPOT, "Bet for Lord Moon"),
-     ("hungry-moon", "Fewer: bet 1 to win 1, bar Fortunes & Winds")),
+    (("daikoku-for", "Daikoku's Belly", "Win: bet 2 to win 3"),
+     (STANDARD, "Standard Bet", ""),
+     ("lady-sun-tea", "Lady Sun's Tea", "3 rolls: bet 1 to win 1")),
+    (("daikoku-against", "Daikoku's Belly", "Lose: bet 3 to win 2"),
+     (LORD_MOON_SPOT, "Bet for Lord Moon", ""),
+     ("hungry-moon", "Hungry Moon", "Fewer: bet 1 to win 1, bar Fortunes & Winds")),
 )
 
 
@@ -93,8 +97,8 @@ def context(page: PageInput) -> dict:
         rows = []
         for row in FELT:
             spots = []
-            for kind, words in row:
-                spot = {"bet": kind, "words": words, "amount": on.get(kind, 0),
+            for kind, short, words in row:
+                spot = {"bet": kind, "short": short, "words": words, "amount": on.get(kind, 0),
                         "name": BET_NAMES.get(kind, "Lord Moon money")}
                 if kind == LORD_MOON_SPOT:
                     spot.update(passive=True, reason="the Lord Moon money is laid with the "
@@ -112,11 +116,10 @@ def context(page: PageInput) -> dict:
             rows.append(spots)
         seats.append({"player": player, "shooter": player == state.shooter, "rows": rows,
                       "balance": view["balances"].get(player, 0)})
-    showing = view["showing"]
+    # Between turns the felt is clear: the dice show nothing until the next roll (how the
+    # last turn ended is in the settlement card).
+    showing = view["showing"] if state.roll else {}
     past = False
-    if not state.roll and state.last_turn is not None:
-        # Between turns the dice still show how the last turn ended.
-        showing, past = dict(zip(DIE_NAMES, state.last_turn.showing, strict=False)), True
     pickable = state.roll and view["may_set_aside"] > 0
     dice = []
     for name in DIE_NAMES:
@@ -157,7 +160,14 @@ def faces_for(label: str | None) -> list[str]:
     return list(LABELS)
 
 
+def ended_line(ended: RoundEnded, t) -> str:
+    """The combination, the result, the rolls made: "Empty Winds won · 2 rolls"."""
+    rolls = ended.details.get("rolls")
+    line = f"{t(ended.details.get('combination_name') or '')} {result_line(ended, t)}".strip()
+    return f"{line} · {tn('%(num)d roll', '%(num)d rolls', rolls)}" if rolls else line
+
+
 PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
                 holder=lambda page: page.state.shooter,
                 bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
-                faces_for=faces_for, face_marks=KANJI, french=FRENCH)
+                faces_for=faces_for, face_marks=KANJI, french=FRENCH, ended_line=ended_line)

@@ -26,7 +26,15 @@
     el.className = "toast " + (kind || "info");
     el.hidden = false;
     clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 7000 : 3000);
+    toast.timer = setTimeout(hideToast, kind === "error" ? 7000 : 3000);
+  }
+
+  // An error toast says what went wrong with the last action: the next action that succeeds
+  // takes it away (a tap on the toast does too).
+  function hideToast() {
+    const el = document.getElementById("toast");
+    if (el) el.hidden = true;
+    clearTimeout(toast.timer);
   }
 
   function send(cmd) {
@@ -49,10 +57,12 @@
       let data = {};
       try { data = await r.json(); } catch (e) { data = { error: r.statusText }; }
       if (!r.ok) { toast(data.error || r.statusText, "error"); return null; }
+      hideToast();
+      if (data.message) toast(data.message, "info");
       afterCommand();
       return data;
     }
-    toast("no answer from the table: check the network", "error");
+    toast(w("no answer from the table: check the network"), "error");
     return null;
   }
 
@@ -135,21 +145,31 @@
   }
 
   function confirmReading() {
+    // A sure die is confirmed as read unless the banker tapped another face; an uncertain
+    // die needs the banker's tap, even on the face the camera read: the banker looked.
     const box = document.getElementById("confirm");
     const corrections = {};
+    const untapped = [];
     box.querySelectorAll(".die-row").forEach((row) => {
-      const pressed = row.querySelector('.face[aria-pressed="true"]');
-      if (pressed && pressed.dataset.face !== row.dataset.read) {
-        corrections[row.dataset.index] = pressed.dataset.face;
+      const tapped = confirmPicks.rows[row.dataset.row];
+      if (tapped !== undefined && (tapped !== row.dataset.read || row.dataset.unsure === "yes")) {
+        corrections[row.dataset.index] = tapped;
+      } else if (tapped === undefined && row.dataset.unsure === "yes") {
+        untapped.push(row.dataset.number);
       }
     });
+    if (untapped.length) {
+      toast(w("Tap the face of each uncertain die, even if it is right:") + " #" +
+        untapped.join(", #"), "error");
+      return;
+    }
     post("/api/live/confirm", { pending: box.dataset.pending, corrections }).then((ok) => {
       if (ok) confirmPicks = { key: null, rows: {} };
     });
   }
 
   function formArgs(form) {
-    const args = form.dataset.fixed ? JSON.parse(form.dataset.fixed) : {};
+    const args = fixedArgs(form);
     for (const el of form.querySelectorAll("[name]")) {
       const raw = el.value.trim();
       if (raw === "") continue;
@@ -165,6 +185,7 @@
   }
 
   document.addEventListener("click", (ev) => {
+    if (ev.target.id === "toast") { hideToast(); return; }
     const el = ev.target.closest("button, [data-reason]");
     if (!el) return;
     if (el.classList.contains("off") && el.dataset.reason) {
@@ -201,6 +222,7 @@
       post("/api/live/reject", { pending: document.getElementById("confirm").dataset.pending });
       return;
     }
+    if (el.id === "toast") { hideToast(); return; }
     if (el.classList.contains("print-now")) window.print();
     if (el.classList.contains("calib-action")) {
       post(el.dataset.url, el.dataset.body ? JSON.parse(el.dataset.body) : {});
@@ -211,12 +233,40 @@
     if (ev.target.classList.contains("chip-custom")) setChip(Number(ev.target.value));
   });
 
+  function fixedArgs(form) {
+    return form.dataset.fixed ? JSON.parse(form.dataset.fixed) : {};
+  }
+
+  function disarm(form) {
+    const button = form.querySelector("button[type=submit]");
+    if (form.dataset.armed === "yes" && button) {
+      button.textContent = button.dataset.words;
+      button.classList.remove("armed");
+    }
+    delete form.dataset.armed;
+  }
+
   document.addEventListener("submit", (ev) => {
     const form = ev.target;
     if (!form.classList.contains("cmd-form")) return;
     ev.preventDefault();
     let args;
     try { args = formArgs(form); } catch (e) { toast(e.message, "error"); return; }
+    // A form that does something large when a field is left empty (cash out everything)
+    // asks for a second tap, with the button saying what it will do.
+    const button = form.querySelector("button[type=submit]");
+    if (form.dataset.confirmEmpty && Object.keys(args).length === Object.keys(fixedArgs(form)).length) {
+      if (form.dataset.armed !== "yes") {
+        form.dataset.armed = "yes";
+        button.dataset.words = button.textContent;
+        button.textContent = form.dataset.confirmEmpty;
+        button.classList.add("armed");
+        clearTimeout(form.disarm);
+        form.disarm = setTimeout(() => disarm(form), 6000);
+        return;
+      }
+    }
+    disarm(form);
     send(Object.assign({ kind: form.dataset.kind }, args)).then((ok) => { if (ok) form.reset(); });
   });
 

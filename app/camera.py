@@ -1,0 +1,268 @@
+"""The camera of a running table: source, recognizer, geometry, settle, the loop, the demo.
+
+This is where the vision side and the table meet (the composition root, `app.root`, builds
+it): the controller's camera loop gets the vision objects through small interfaces only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.camera_loop import CameraLoop
+from controller.config import Config
+from controller.errors import ConfigError, IllegalCommand
+from controller.live import LiveTable
+from controller.table import Table
+
+log = logging.getLogger(__name__)
+
+#: The shipped calibration profiles: calibration/EQUIPMENT/ for a mode's dice or deck.
+CALIBRATION = Path(__file__).resolve().parents[1] / "calibration"
+
+
+def shipped_profile(mode: str) -> Path:
+    """The shipped profile for `mode`'s dice (calibration/EQUIPMENT); for a mode whose dice
+    the camera does not read, the first shipped profile (the camera still watches the felt)."""
+    from controller.modes import find_mode, modes
+
+    wanted = [find_mode(mode).equipment] + [m.equipment for m in modes().values()]
+    for name in wanted:
+        if name and (CALIBRATION / name).is_dir():
+            return CALIBRATION / name
+    return CALIBRATION / (wanted[0] or "none")
+
+
+def choose_source(spec: str) -> str:
+    """The camera to open for camera.source = `spec` ("auto": what this machine has)."""
+    if spec != "auto":
+        return spec
+    from hardware.pins import on_a_pi
+
+    if on_a_pi():
+        try:
+            import picamera2  # noqa: F401
+
+            return "picamera"
+        except ImportError:
+            pass
+    if os.path.exists("/dev/video0"):
+        return "usb:0"
+    return "demo"
+
+
+def profile_store(config: Config) -> Path:
+    """Where the dashboard's calibrations go: profiles/ in the data folder."""
+    return config.data_dir / "profiles"
+
+
+def profile_path(config: Config) -> Path:
+    """The profile to read dice with: camera.profile, else the table's own calibration (the
+    active version in the data folder's profiles/), else the one shipped for the table's mode."""
+    from vision.profile import read_active
+
+    if config["camera.profile"]:
+        return Path(config["camera.profile"])
+    store = profile_store(config)
+    if store.is_dir() and read_active(store).get("active"):
+        return store
+    return shipped_profile(config["table.mode"])
+
+
+@dataclass
+class CameraRig:
+    """The running camera: its loop, the source, and the demo table when there is one."""
+
+    loop: CameraLoop
+    source: object
+    place: dict  # "recognizer", "profile", "profile_path", "geometry": swapped on activation
+    demo: object | None = None
+
+    @property
+    def profile(self):
+        return self.place["profile"]
+
+    def use_profile(self, path) -> None:
+        """Read with the (active version of the) profile at `path` from the next frame on."""
+        from vision.profile import load_profile, resolve
+        from vision.recognizer import Recognizer
+
+        resolved = resolve(path)
+        profile = load_profile(resolved)
+        self.place.update(recognizer=Recognizer(profile), profile=profile,
+                          profile_path=str(resolved))
+        self.loop.settle.felt = profile.felt
+        if profile.camera_controls and hasattr(self.source, "lock"):
+            self.source.lock(profile.camera_controls)  # the exposure it was calibrated under
+        log.info("camera: now reading with %s", resolved)
+
+    def set_corners(self, corners: list) -> None:
+        """Read the felt from these four corners (image px) from the next frame on; [] goes
+        back to the corner markers. ValueError when they are not a felt's corners."""
+        from vision.errors import VisionError
+        from vision.geometry import TableGeometry
+
+        if self.demo is not None:
+            raise ValueError("the demo table knows where its felt is")
+        if not corners:
+            use_geometry(self.place, self.loop.settle, None)  # the markers will tell, once seen
+            return
+        try:
+            geometry = TableGeometry.from_corners(corners, self.place["felt_mm"],
+                                                  self.place["zones"])
+        except VisionError as exc:
+            raise ValueError(str(exc)) from None
+        use_geometry(self.place, self.loop.settle, geometry)
+
+    def show(self, label: str, seconds: float = 15.0) -> None:
+        """The demo table lays one die with `label` up and waits until it rests."""
+        import time
+
+        before = self.demo.rested_at
+        self.demo.throw([label], [], tumble=False)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            frame = self.loop.last_frame
+            if self.demo.rested_at != before and frame is not None and (
+                    frame.t >= self.demo.rested_at):
+                return
+            time.sleep(0.05)
+        raise ValueError("the demo table did not settle")
+
+    def health(self) -> dict:
+        status = self.loop.status.to_json()
+        age = status["last_frame_age_s"]
+        ok = status["camera"] == "ok" and age is not None and age < 5.0
+        return {"ok": ok, **status, "source": getattr(self.source, "name", "camera")}
+
+    def recognizer_health(self) -> dict:
+        return {"ok": True, "profile": self.place["profile_path"],
+                "die_set": self.profile.die_set, "labels": len(self.profile.labels)}
+
+    def stop(self) -> None:
+        self.loop.stop()
+        close = getattr(self.source, "close", None)
+        if close:
+            close()
+
+
+def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
+                 ) -> CameraRig | None:
+    """Open the configured camera and start reading; None for camera.source = "none"."""
+    spec = choose_source(config["camera.source"])
+    if spec == "none":
+        return None
+    from vision.camera import open_camera
+    from vision.errors import VisionError
+    from vision.profile import load_profile, resolve
+    from vision.recognizer import Recognizer
+    from vision.screen import reading_pictures
+    from vision.settle import SettleDetector
+
+    zones = {"rolling": [tuple(p) for p in config["zones.rolling"]],
+             "tray": [tuple(p) for p in config["zones.tray"]]}
+    try:
+        resolved = resolve(profile_path(config))
+        profile = load_profile(resolved)
+        recognizer = Recognizer(profile)
+        demo = None
+        if spec == "demo":
+            from vision.demo import DemoCamera
+            from vision.labels import DIE_SETS
+
+            if profile.die_set not in DIE_SETS:
+                raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
+                                  f"it throws {', '.join(DIE_SETS)}")
+            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones,
+                                       die_set=DIE_SETS[profile.die_set])
+            geometry = source.geometry
+        else:
+            geometry = table_geometry(config, zones)
+            source = open_camera(spec, controls=profile.camera_controls,
+                                 mains_hz=config["camera.mains_hz"])
+    except VisionError as exc:
+        raise ConfigError(f"camera: {exc}") from None
+    felt_mm = tuple(config["camera.felt_mm"])
+    place = {"geometry": geometry, "recognizer": recognizer, "profile": profile,
+             "profile_path": str(resolved), "felt_mm": felt_mm, "zones": zones}
+
+    def read(img):
+        if place["geometry"] is None:
+            # A real camera: the felt's corners from the four printed markers, once seen.
+            from vision.geometry import TableGeometry
+
+            try:
+                use_geometry(place, settle, TableGeometry.from_markers(img, felt_mm, zones))
+            except VisionError:
+                pass  # no markers (yet): dice are read, every one in the rolling area
+        return [r.to_json() for r in place["recognizer"].read(img, place["geometry"])]
+
+    settle = SettleDetector(still_s=config["camera.settle_seconds"], felt=profile.felt,
+                            side_px=profile.geometry.side_px)
+    loop = CameraLoop(source, settle, read, live, heartbeat=heartbeat, extra=reading_pictures,
+                      idle_seconds=min(0.05, 1.0 / config["camera.fps"] / 2))
+    loop.start()
+    log.info("camera: %s, profile %s", spec, resolved)
+    return CameraRig(loop, source, place, demo)
+
+
+def use_geometry(place: dict, settle, geometry) -> None:
+    """Read the felt with this geometry (None: not known yet); what it says belongs on the
+    felt (the corner markers' papers) is no object for the settle detector either."""
+    place["geometry"] = geometry
+    settle.ignore = geometry.ignore if geometry is not None else []
+
+
+def table_geometry(config: Config, zones: dict):
+    """The felt's geometry from the corners set by hand (camera.corners), or None: the corner
+    markers will tell, once seen."""
+    from vision.geometry import TableGeometry
+
+    if not config["camera.corners"]:
+        return None
+    return TableGeometry.from_corners(config["camera.corners"], tuple(config["camera.felt_mm"]),
+                                      zones)
+
+
+def calibrator_for(config: Config, rig: CameraRig):
+    """The dashboard's guided calibration on this table's camera (the demo lays the dice)."""
+    from vision.calibrator import Calibrator
+
+    def frame():
+        last = rig.loop.last_frame
+        return None if last is None else last.image
+
+    return Calibrator(profile_store(config), config.data_dir / "captures", frame,
+                      show=rig.show if rig.demo is not None else None,
+                      on_activate=rig.use_profile,
+                      controls=lambda: getattr(rig.source, "controls", None),
+                      on_corners=rig.set_corners)
+
+
+class DemoThrower:
+    """Throws the demo table's dice as the shooter would: what must be rolled, at random."""
+
+    def __init__(self, table: Table, demo, seed: int | None = None):
+        self.table = table
+        self.demo = demo
+        self.rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> dict:
+        """Throw; what the dice will show (before the camera reads them)."""
+        with self._lock:
+            now = self.table.snapshot()
+            engine, state = now.engine, now.state
+            if engine is None:
+                raise IllegalCommand("the table is not open")
+            throw = engine.demo_throw(state, self.rng)
+            if throw is None:
+                raise IllegalCommand(f"the demo table has no {engine.title} dice; enter the "
+                                     "throw by hand")
+            rolled, kept = throw
+            self.demo.throw(rolled, kept)
+            return {"rolled": rolled, "kept": kept}

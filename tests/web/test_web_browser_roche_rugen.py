@@ -1,0 +1,85 @@
+"""Roche and House Rugen in a real browser (Debian's chromium, headless, by Playwright): chips
+on the layout, the card dealt and the die's face tapped by hand, the settlement. Screenshots
+go to artifacts/web/."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from conftest import open_table
+from test_web_browser import (  # noqa: F401 (the browser fixture)
+    LANDSCAPE,
+    SMALL_TARGETS,
+    act,
+    browser,
+    new_page,
+    pytestmark,
+    setup_banker,
+    shot,
+    tap_spot,
+)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """The dashboard of a table of `mode` (Ann and Bob, 100 coins each) on a free port."""
+    from werkzeug.serving import make_server
+
+    from web import create_app
+
+    running = []
+
+    def start(mode):
+        table = open_table(tmp_path / f"{mode}.sqlite3", mode=mode, players=("Ann", "Bob"),
+                           coins=100)
+        app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "f.toml",
+                          "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, table=table)
+        httpd = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        running.append((httpd, table))
+        return f"http://127.0.0.1:{httpd.server_port}", table
+
+    yield start
+    for httpd, table in running:
+        httpd.shutdown()
+        table.journal.close()
+
+
+def test_a_roche_deal_by_hand(browser, serve):  # noqa: F811 (the shared fixture)
+    url, table = serve("roche")
+    page = new_page(browser, LANDSCAPE)
+    setup_banker(page, url)
+    page.click(".chip[data-chip='2']")
+    tap_spot(page, "Ann", "cut:3")
+    page.wait_for_selector(".felt-seat[data-player='Ann'] [data-spot='cut:3'] .stake:text('2')")
+    tap_spot(page, "Bob", "day:2")
+    page.wait_for_selector(".felt-seat[data-player='Bob'] [data-spot='day:2'] .stake:text('2')")
+    assert page.evaluate(SMALL_TARGETS) == []
+    act(page, table, "button.no-more-bets")
+    # The spots are greyed now; a tap says why.
+    tap_spot(page, "Ann", "cut:4", greyed=True)
+    page.wait_for_selector("#toast:has-text('no more bets')")
+    for card in ("REALM-3-DAY-01", "MAGES-2-DAY-01", "REALM-3-NIGHT-02", "REALM-3-DAY-03"):
+        page.select_option(".deal-form select[name=card]", card)
+        act(page, table, ".deal-form button[type=submit]")
+    page.wait_for_selector("#last-cut")
+    assert "Realm" in page.inner_text("#last-cut")
+    shot(page, "roche-cut")
+    assert table.state.ledger.players() == {"Ann": 107, "Bob": 98}  # 7 for 2 at 7:2; Day 2 lost
+
+
+def test_a_house_rugen_roll_by_hand(browser, serve):  # noqa: F811
+    url, table = serve("house-rugen")
+    page = new_page(browser, LANDSCAPE)
+    setup_banker(page, url)
+    page.click(".chip[data-chip='3']")
+    tap_spot(page, "Ann", "center:3")
+    page.wait_for_selector(".felt-seat[data-player='Ann'] [data-spot='center:3'] .stake:text('3')")
+    tap_spot(page, "Bob", "center:4")  # a chip of 3 on a spot taking multiples of 4
+    page.wait_for_selector("#toast:has-text('multiple of 4')")
+    assert page.evaluate(SMALL_TARGETS) == []
+    act(page, table, "button.face-btn:text-is('3d')")
+    page.wait_for_selector("#chain:text('3d')")
+    shot(page, "house-rugen-roll")
+    assert table.state.ledger.players() == {"Ann": 107, "Bob": 100}

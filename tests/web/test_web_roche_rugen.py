@@ -1,0 +1,147 @@
+"""The Roche and Rugen pages: the layout with its spots, the deal or the die by hand, the
+settlement, the reasons of what is refused now."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import open_table
+
+
+@pytest.fixture
+def page_of(make_app, auth, tmp_path):
+    """A banker's client at a table of `mode` with Ann and Bob seated (100 coins each)."""
+    tables = []
+
+    def make(mode, **settings):
+        table = open_table(tmp_path / f"{mode}.sqlite3", mode=mode, players=("Ann", "Bob"),
+                           coins=100, settings=settings)
+        tables.append(table)
+        auth.client = make_app(table).test_client()
+        auth.setup()
+        return auth, table
+
+    yield make
+    for t in tables:
+        t.journal.close()
+
+
+def test_roche_page_layout_deal_by_hand_and_the_cut(page_of):
+    auth, table = page_of("roche")
+    html = auth.client.get("/").text
+    assert 'data-spot="cut:3"' in html and 'data-spot="night:7"' in html
+    assert 'data-spot="cavalry"' not in html and "Card bet" not in html
+    assert "the dealer calls no more bets before dealing the first card" in html
+    assert 'option value="KIN-6-DAY-03"' in html
+    assert auth.command("bet", player="Ann", bet="cut:2", amount=4).status_code == 201
+    assert auth.command("no-more-bets").status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert "no more bets: the deal is under way" in html  # the spots greyed, with the reason
+    for card in ("MAGES-2-DAY-01", "KIN-6-DAY-03", "MAGES-2-NIGHT-02"):
+        assert auth.command("deal", card=card).status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert 'id="last-cut"' in html and "Mages" in html
+    assert "Mages (2s) to cut" in html  # the settlement says the bet in words
+    assert table.state.ledger.players()["Ann"] == 108
+
+
+def test_grand_roche_page_has_the_card_bets_and_cavalry(page_of):
+    auth, table = page_of("grand-roche")
+    html = auth.client.get("/").text
+    assert 'data-spot="cavalry"' in html and 'data-spot="starlight:4"' in html
+    assert "<option>terminus:COMMONS-7-NIGHT-07</option>" in html
+    assert auth.command("bet", player="Bob", bet="single:KIN-6-DAY-03", amount=2).status_code \
+        == 201
+    assert "single:KIN-6-DAY-03: 2" in auth.client.get("/table/panel").text
+
+
+def test_grand_roche_on_four_poker_decks_takes_no_card_bets(page_of):
+    auth, _ = page_of("grand-roche", deck="poker")
+    html = auth.client.get("/").text
+    assert "Card bet" not in html and 'data-spot="cavalry"' in html
+    assert 'option value="7H"' in html
+
+
+def test_house_rugen_page_spots_markers_and_the_faces(page_of):
+    auth, table = page_of("house-rugen")
+    html = auth.client.get("/").text
+    assert 'data-spot="chain-night:4"' in html and '"face": "3d"' in html
+    assert auth.command("bet", player="Ann", bet="center:3", amount=3).status_code == 201
+    assert auth.command("roll", face="3d").status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert '<dd id="chain">3d</dd>' in html
+    assert "chain bets are taken at the start of a chain" in html
+    assert table.state.ledger.players()["Ann"] == 107
+
+
+def test_house_rugen_page_on_a_d20_table(page_of):
+    auth, _ = page_of("house-rugen", die="d20")
+    html = auth.client.get("/").text
+    assert '"d20": 20' in html and "20 · 4n" in html
+    assert auth.command("roll", d20=14).status_code == 201
+    assert '<dd id="chain">4d</dd>' in auth.client.get("/table/panel").text
+
+
+def test_street_rugen_page_point_bets_and_the_die_passing(page_of):
+    auth, table = page_of("street-rugen")
+    html = auth.client.get("/").text
+    assert "the shooter (Ann) throws his point first" in html and "Side bet" in html
+    assert auth.command("roll", face="2n").status_code == 201
+    assert auth.command("bet", player="Ann", number=2, amount=10).status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert '<dd id="point">2</dd>' in html and '<dd id="multiplier">2</dd>' in html
+    assert '"amount": 16' in html  # Bob's spot on 1: 8 x 2
+    assert auth.command("bet", player="Bob", number=1, amount=16).status_code == 201
+    assert auth.command("roll", face="1d").status_code == 201
+    assert table.state.shooter == "Bob" and table.state.ledger.players()["Bob"] == 110
+
+
+def test_capital_rugen_page_prices_and_the_house_cover(page_of):
+    auth, table = page_of("capital-rugen")
+    html = auth.client.get("/").text
+    assert "Player price" in html and "8 5 4 3" in html and "7 4 3 2" in html
+    assert auth.command("bet", player="Ann", number=4, amount=3).status_code == 201
+    assert auth.command("roll", face="1n").status_code == 201
+    assert table.state.ledger.players()["Ann"] == 97
+
+
+def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, table):
+    html = client.get("/settings/").text
+    for mode in ("roche", "grand-roche", "street-rugen", "house-rugen", "capital-rugen"):
+        assert f"<option >{mode}</option>" in html
+    assert "games.capital-rugen.player_prices" in html
+    client.post("/settings/", data={"csrf_token": banker.token, "table.mode": "grand-roche",
+                                    "games.grand-roche.deck": "poker"})
+    assert client.post("/settings/apply", data={"csrf_token": banker.token}).status_code == 302
+    assert table.state.mode == "grand-roche" and table.state.settings["deck"] == "poker"
+    assert table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
+    assert 'option value="7H"' in client.get("/").text
+
+
+def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of):
+    auth, _ = page_of("street-rugen")
+    html = auth.client.get("/money/").text
+    assert "These bets favour the player at the house&#39;s pays: street:2, street:4" in html
+    assert "cavalry" in html and "chain-day:4" in html and "capital:3" in html
+
+
+def test_an_unsure_camera_reading_is_corrected_by_the_banker(make_app, auth, tmp_path):
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    table = open_table(tmp_path / "cam.sqlite3", mode="grand-roche", players=("Ann",),
+                       coins=100)
+    try:
+        door = LiveTable(table)
+        auth.client = make_app(table, live=door).test_client()
+        auth.setup()
+        assert auth.command("bet", player="Ann", bet="cut:2", amount=2).status_code == 201
+        pending = door.observe(Observation((Seen("KIN-6-DAY-03", 0.55, kind="card"),)))
+        html = auth.client.get("/table/panel").text
+        assert 'data-face="KIN-6-NIGHT-06"' in html  # its suit's cards offered first
+        response = auth.client.post("/api/live/confirm", json={
+            "pending": pending.id, "corrections": {"0": "MAGES-2-DAY-01"}},
+            headers={"X-CSRF-Token": auth.token})
+        assert response.status_code == 200, response.text
+        assert table.state.dealt == ("MAGES-2-DAY-01",) and table.state.phase == "dealing"
+    finally:
+        table.journal.close()

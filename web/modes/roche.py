@@ -1,0 +1,94 @@
+"""Roche and Grand Roche's page: the six suits' piles, each seat's bets on the layout, the deal.
+
+Until the card recognizer reads the deal, the banker deals by hand: a card from those left.
+"""
+
+from __future__ import annotations
+
+from controller.games.roche import BET_NAMES, CARD_BETS, RANKS, SUIT_NAMES, Bet, load_deck
+from web.modes import ModePage, PageInput, reason
+
+
+def context(page: PageInput) -> dict:
+    engine, state, view = page.engine, page.state, page.view
+    kinds = view["bet_kinds"]
+    row_kinds = [k for k in kinds if k not in (*CARD_BETS, "cavalry")]
+    seats = []
+    for player in state.seats:
+        placed = view["bets"].get(player, {})
+        rows = []
+        for rank in RANKS:
+            spots = []
+            for kind in row_kinds:
+                bet = Bet(kind, rank)
+                unit = engine.stake_unit(state, bet)
+                spots.append({"bet": bet.id, "words": f"{BET_NAMES[kind].split()[0]} {rank}",
+                              "kind": kind, "amount": placed.get(bet.id, 0), "unit": unit,
+                              "reason": reason(engine, state, "bet", player=player, bet=bet.id,
+                                               amount=max(unit, state.settings["min_bet"])
+                                               // unit * unit)})
+            rows.append({"rank": rank, "suit": SUIT_NAMES[rank], "spots": spots})
+        extra = []
+        if "cavalry" in kinds:
+            extra.append({"bet": "cavalry", "words": "Cavalry", "kind": "cavalry",
+                          "amount": placed.get("cavalry", 0),
+                          "reason": reason(engine, state, "bet", player=player, bet="cavalry",
+                                           amount=state.settings["min_bet"])})
+        cards = {b: a for b, a in placed.items() if b.split(":")[0] in CARD_BETS}
+        seats.append({"player": player, "rows": rows, "extra": extra, "cards": cards})
+    deck = engine.deck(state)
+    left = engine.left_in_deck(state)
+    card_bets = ([f"{k}:{c.label}" for k in CARD_BETS for c in deck.cards]
+                 if any(k in kinds for k in CARD_BETS) else [])
+    return {
+        "phase": state.phase, "deck": view["deck_title"], "dealt": view["dealt"],
+        "burned": state.burned, "max_burns": state.settings["max_burns"],
+        "suits": view["suits"], "seats": seats, "card_bets": card_bets,
+        "players": list(state.seats),
+        "left": sorted({(c.label, c.name) for c in left}),
+        "last_cut": view["last_cut"],
+        "no_more_bets_reason": reason(engine, state, "no-more-bets"),
+        "burn_reason": reason(engine, state, "burn"),
+        "deal_reason": (reason(engine, state, "deal", card=left[0].label) if left
+                        else "the deck is empty"),
+    }
+
+
+def _spot_words() -> dict[str, str]:
+    """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement."""
+    out = {"cavalry": "Cavalry"}
+    for rank in RANKS:
+        suit = f"{SUIT_NAMES[rank]} ({rank}s)"
+        out[Bet("cut", rank).spot] = f"{suit} to cut"
+        out[Bet("day", rank).spot] = f"{suit} all Day"
+        out[Bet("night", rank).spot] = f"{suit} all Night"
+        out[Bet("starlight", rank).spot] = f"Starlight on {suit}"
+    for card in load_deck("roche").cards:
+        for kind in CARD_BETS:
+            out[Bet(kind, card.rank, card.label).spot] = f"{BET_NAMES[kind]}: {card.label}"
+    return out
+
+
+BET_WORDS = _spot_words()
+
+
+def faces_for(label: str | None) -> list[str]:
+    """The cards the banker may tap for a card read as `label`: its deck's, its suit first."""
+    decks = [load_deck(name) for name in ("roche", "poker")]
+    deck = next((d for d in decks if label is not None and label.upper() in d.labels),
+                decks[0])
+    rank = deck.card(label).rank if label is not None and label.upper() in deck.labels else 0
+    return sorted(deck.labels, key=lambda c: deck.card(c).rank != rank)
+
+FRENCH = {
+    "Deck": "Paquet", "Phase": "Phase", "The deal": "La donne", "Cards dealt": "Cartes données",
+    "Burned": "Brûlées", "Suits": "Couleurs", "Last cut": "Dernière coupe", "cards": "cartes",
+    "all day": "toutes de Jour", "all night": "toutes de Nuit", "No more bets": "Rien ne va plus",
+    "Burn a card": "Brûler une carte", "Deal": "Donner", "Card bet": "Pari sur une carte",
+    "a suit is cut": "une couleur est coupée",
+}
+
+PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS,
+                faces_for=faces_for, french=FRENCH)
+GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
+                      faces_for=faces_for, french=FRENCH)
