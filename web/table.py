@@ -17,12 +17,16 @@ from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
 bp = Blueprint("table", __name__)
 
 
-def describe(record, bet_words: dict | None = None) -> str:
+def describe(record, bet_words: dict | None = None, secret=None) -> str:
     """One line of the journal for people: what was asked, in short, in the page's language
-    ("roll faces NORTH EAST", "bet player Ginawa · bet standard bet · amount 1")."""
+    ("roll faces NORTH EAST", "bet player Ginawa · bet standard bet · amount 1"); the arguments
+    the mode keeps secret on screens (`Engine.secret_args`, e.g. Risque's Mises) as "•"."""
     bet_words = bet_words or {}
+    hidden = (secret or {}).get(record.command.kind, ())
 
     def words(key, value) -> str:
+        if key in hidden:
+            return "•"
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
         if key == "bet":
@@ -67,7 +71,8 @@ def frame_context() -> dict:
         "settlement": settlement,
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],
-        "journal_tail": [(r, describe(r, mode.bet_words)) for r in reversed(recent_records(8))],
+        "journal_tail": [(r, describe(r, mode.bet_words, getattr(engine, "secret_args", None)))
+                         for r in reversed(recent_records(8))],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
     }

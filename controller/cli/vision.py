@@ -1,4 +1,4 @@
-"""`feltbank calibrate`, `recognize`, `print labels|markers` and `bench vision`."""
+"""`feltbank calibrate`, `recognize`, `print labels|markers|namaste-sheet` and `bench vision`."""
 
 from __future__ import annotations
 
@@ -64,12 +64,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_recognize)
 
     p = subparsers.add_parser("print", help="printables at true size (PDF)")
-    p.add_argument("what", choices=["labels", "markers"])
+    p.add_argument("what", choices=["labels", "markers", "namaste-sheet"])
     p.add_argument("--out", required=True, metavar="FILE.pdf")
     p.add_argument("--die-mm", type=float, default=16.0, help="die edge in mm (labels)")
     p.add_argument("--die-set", default=die_set, choices=sorted(DIE_SETS),
                    help=f"whose dice the labels are for (default {die_set})")
     p.add_argument("--marker-mm", type=float, default=36.0, help="marker side in mm (markers)")
+    p.add_argument("--lang", default="en", help="language of the sheet: en or fr (namaste-sheet)")
+    p.add_argument("--pages", type=int, default=1, help="sheets to print (namaste-sheet)")
     p.set_defaults(func=cmd_print)
 
 
@@ -379,6 +381,12 @@ def cmd_print(args: argparse.Namespace) -> int:
         return _fail(f"--out {out}: expected a .pdf file name")
     if not out.parent.is_dir():
         return _fail(f"--out {out}: folder {out.parent} does not exist")
+    if args.what == "namaste-sheet":
+        from controller.cli.namaste_sheet import write_sheet_pdf
+
+        write_sheet_pdf(out, args.lang, args.pages)
+        print(f"{out}: {args.pages} Namaste score sheet{'s' * (args.pages != 1)} ({args.lang})")
+        return 0
     try:
         if args.what == "labels":
             n = write_labels_pdf(out, args.die_mm, args.die_set)
