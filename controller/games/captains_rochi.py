@@ -24,7 +24,7 @@ from dataclasses import replace as _replace
 from typing import Any
 
 from controller.errors import IllegalCommand
-from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.games.base import Arg, Command, Engine, Event, RoundEnded, State, command
 from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE
 from controller.games.rochi import (
@@ -52,7 +52,7 @@ SEEDS = 8
 ANTE = 1
 #: Odd penalty coins wait here until the loser names the pot they go to.
 ODD_POT = pot_account("rochi-odd")
-#: How a game ends (its `game-ended` event's `result`).
+#: How a game ends (its `game-over` event's `result`).
 STOPPED, DROPPED_OUT = "game-stopped", "game-dropped-out"
 
 
@@ -203,7 +203,7 @@ class CaptainsRochi(Engine):
 
     def _turn_over(self, game: Game) -> tuple[Game, list[Event]]:
         nxt = game.other(game.turn)
-        events = [Event("turn-ended", {"player": game.turn}), Event("turn", {"player": nxt})]
+        events = [Event("turn-over", {"player": game.turn}), Event("turn", {"player": nxt})]
         return _replace(game, turn=nxt, played=False, dealt=False, first_turn=False), events
 
     @command("deal", card=str, player=Arg(str, optional=True))
@@ -365,7 +365,7 @@ class CaptainsRochi(Engine):
         legs = [(a, -c) for a, c in in_pots.items()]
         legs += [(player_account(p), c) for p, c in gets.items() if c]
         entries = (Entry("pot", tuple(legs), "pots divided"),) if total else ()
-        event = Event("game-ended", {"result": STOPPED, "total": total, "shares": gets,
+        event = Event("game-over", {"result": STOPPED, "total": total, "shares": gets,
                                      "odd_to": odd_to if odd else None}, entries)
         return self.post(state, [event]).replace(game=None), [event]
 
@@ -376,7 +376,7 @@ class CaptainsRochi(Engine):
         player = cmd.args["player"]
         if player not in game.players:
             raise IllegalCommand(f"{player} is not playing this game")
-        return state.replace(game=None), [Event("game-ended", {"result": DROPPED_OUT,
+        return state.replace(game=None), [Event("game-over", {"result": DROPPED_OUT,
                                                                "player": player})]
 
     # -- the cut, drawing and reshuffling ---------------------------------------------------------
@@ -417,9 +417,10 @@ class CaptainsRochi(Engine):
                                           "ante"))
         row = {"player": loser, "shields": shields, "due": to_winner + odd, "paid": paid,
                "odd": odd_paid, "shortfall": to_winner + odd - paid - odd_paid}
-        event = Event("round-ended", {"result": CUT, "winner": winner, "loser": loser, "suit": suit,
-                              "pot": taken, "penalties": [row], "ante": ante,
-                              "ante_shortfall": 1 - ante}, tuple(entries))
+        ended = RoundEnded(CUT, game.turn, {"winner": winner, "loser": loser, "suit": suit,
+                                            "pot": taken, "penalties": [row], "ante": ante,
+                                            "ante_shortfall": 1 - ante}).event()
+        event = Event(ended.kind, ended.data, tuple(entries))
         state = self.post(state, [event])
         game = _replace(self._discard_suit(game, suit), last_winner=winner,
                         odd=(tuple((p, c) for p, c in game.odd if p != loser)

@@ -39,6 +39,7 @@ from controller.games.base import (
     Engine,
     Event,
     Pays,
+    RoundEnded,
     State,
     command,
     pays_setting,
@@ -435,7 +436,7 @@ class Roche(Engine):
                 events.append(self.settle(state.ledger, player, spot, "lose"))
         state = self.post(state, events[len(first):])
         outcome = cut.to_json(deck)
-        events.append(Event("round-ended", {"result": "cut", **outcome}))
+        events.append(RoundEnded("cut", None, outcome).event())
         return state.replace(phase=BETTING, dealt=(), burned=0, last_cut=MappingProxyType(outcome),
                              rounds=state.rounds + 1), events
 

@@ -26,7 +26,7 @@ from dataclasses import replace as _replace
 from typing import Any
 
 from controller.errors import ConfigError, IllegalCommand
-from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.games.base import Arg, Command, Engine, Event, RoundEnded, State, command
 from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE, Card
 from controller.ledger import Entry, player_account, pot_account
@@ -682,7 +682,7 @@ class Rochi(Engine):
         """The turn passes to the next player still in."""
         assert hand.turn is not None
         nxt = hand.next_after(hand.turn)
-        events = [] if events_only_turn else [Event("turn-ended", {"player": hand.turn})]
+        events = [] if events_only_turn else [Event("turn-over", {"player": hand.turn})]
         hand = _replace(hand, turn=nxt, played=False, dealt=False)
         return hand, events + [Event("turn", {"player": nxt})]
 
@@ -715,8 +715,10 @@ class Rochi(Engine):
     def _end_hand(self, state: RochiState, result: dict, events: list[Event]) -> Handled:
         hand = state.hand
         assert hand is not None
-        events.append(Event("round-ended", {**result, "players": list(hand.players),
-                                           "folded": sorted(hand.folded)}))
+        details = {k: v for k, v in result.items() if k != "result"}
+        events.append(RoundEnded(result["result"], hand.players[0],
+                                 {**details, "players": list(hand.players),
+                                  "folded": sorted(hand.folded)}).event())
         if hand.last:
             division = self._divide(state, hand, result.get("winner"))
             state = self.post(state, [division])

@@ -37,6 +37,7 @@ from controller.games.base import (
     Engine,
     Event,
     Pays,
+    RoundEnded,
     State,
     command,
     pays_setting,
@@ -395,8 +396,8 @@ class HouseRugen(RugenEngine):
         state = self.post(state, events[1:])
         if not breaks:
             return state.replace(chain=chain, last=face.label), events
-        events.append(Event("round-ended", {"result": "broken", "number": face.number,
-                                            "half": face.half, "rolls": list(chain)}))
+        events.append(RoundEnded("broken", None, {"number": face.number, "half": face.half,
+                                                   "rolls": list(chain)}).event())
         return state.replace(chain=(), last=face.label, rounds=state.rounds + 1), events
 
     def view(self, state: HouseRugenState) -> dict:
@@ -630,8 +631,8 @@ class StreetRugen(RugenEngine):
             return state.replace(chain=chain, settled=tuple(settled)), events
         shooter = state.shooter
         winner = core_winner or shooter
-        events.append(Event("round-ended", {"result": "broken", "number": number,
-                                            "winner": winner, "rolls": list(chain)}))
+        events.append(RoundEnded("broken", shooter, {"number": number, "winner": winner,
+                                                      "rolls": list(chain)}).event())
         if winner != shooter:
             events.append(Event("die-passed", {"from": shooter, "to": winner,
                                                "reason": "the winner takes the die"}))
@@ -808,9 +809,8 @@ class CapitalRugen(RugenEngine):
                                  number if winner else None,
                                  extra=house_total)
         state = self.post(state, events[first:])
-        events.append(Event("round-ended", {"result": "broken", "number": number,
-                                            "winner": winner or "house",
-                                            "rolls": list(chain)}))
+        events.append(RoundEnded("broken", None, {"number": number, "winner": winner or "house",
+                                                   "rolls": list(chain)}).event())
         return state.replace(phase=BETTING, takers=MappingProxyType({}), multiplier=None,
                              house=MappingProxyType({}), chain=(),
                              rounds=state.rounds + 1), events

@@ -110,11 +110,11 @@ def test_the_fives_cut_against_a_single_shield():
     assert ev[0].data["shield_of"] == "Ann" and ev[0].data["price"] == 4
     state, ev = run(state, deal("VALOR-5-NIGHT-02", player="Bob"))
     cut = next(e for e in ev if e.kind == "round-ended")
-    assert cut.data["winner"] == "Bob" and cut.data["loser"] == "Ann"
-    assert cut.data["penalties"] == [{"player": "Ann", "shields": 1, "due": 3, "paid": 2,
+    assert cut.data["details"]["winner"] == "Bob" and cut.data["details"]["loser"] == "Ann"
+    assert cut.data["details"]["penalties"] == [{"player": "Ann", "shields": 1, "due": 3, "paid": 2,
                                       "odd": 1, "shortfall": 0}]
     # Bob takes the pot (6) less one coin; Ann antes one into it.
-    assert cut.data["pot"] == 5 and cut.data["ante"] == 1
+    assert cut.data["details"]["pot"] == 5 and cut.data["details"]["ante"] == 1
     assert coins(state) == {"Ann": 90, "Bob": 97, "valor": 2, "odd": 1,
                             **{s: 2 for s in ("mages", "realm", "world", "kin", "commons")}}
     game = state.game

@@ -165,8 +165,9 @@ def test_a_deal_to_the_cut_pays_every_bet_coin_for_coin():
         ("A", "cavalry"): 0,
     }
     ended = events[-1]
-    assert ended.kind == "round-ended" and ended.data["suit"] == "Realm"
-    assert ended.data["all"] == "day" and ended.data["dealt"] == 5 and ended.data["burned"] == 1
+    assert ended.kind == "round-ended" and ended.data["details"]["suit"] == "Realm"
+    details = ended.data["details"]
+    assert details["all"] == "day" and details["dealt"] == 5 and details["burned"] == 1
     assert not state.ledger.accounts("bet") and state.phase == "betting" and state.rounds == 1
     assert balances(state)[BANK] == -sum(v - dict(((p, b.replace(":", ".").lower()), a)
                                                    for p, b, a in bets)[k]
@@ -183,7 +184,7 @@ def test_cavalry_wins_when_every_suit_stood_one_card_from_cutting():
                     *deal(*ripe), state=state)
     assert GRAND.in_round(state) and all(s["ripe"] for s in GRAND.view(state)["suits"])
     state, events = play(*deal(deck.of_rank(5)[-1].label), state=state)
-    assert events[-1].data["suit"] == "Valor" and events[-1].data["cavalry"]
+    assert events[-1].data["details"]["suit"] == "Valor" and events[-1].data["details"]["cavalry"]
     win = Pays.parse(COMPUTED_PAYS["cavalry_pays"]).winnings(2)
     assert balances(state) == {"A": 1000 + win, BANK: -win}
 
@@ -195,7 +196,7 @@ def test_a_mixed_cut_loses_day_and_night_bets():
                          C("bet", player="A", bet="cut:2", amount=1), C("no-more-bets"),
                          *deal("MAGES-2-DAY-01", "MAGES-2-NIGHT-02"), state=state)
     assert balances(state) == {"A": 1000, BANK: 0}  # cut:2 won 2, the others lost 1 each
-    assert events[-1].data["all"] is None
+    assert events[-1].data["details"]["all"] is None
 
 
 # -- the camera ---------------------------------------------------------------------------------

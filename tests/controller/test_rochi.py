@@ -106,9 +106,9 @@ def test_chance_benedict_and_aubrey_buy_the_6s():
     # Then she deals the sixth 6 from the deck: the 6s cut and she owns them.
     state, ev = run(state, deal("KIN-6-NIGHT-03", player="Aubrey"))
     ended = next(e for e in ev if e.kind == "round-ended")
-    assert ended.data["winner"] == "Aubrey" and ended.data["suit"] == "kin"
+    assert ended.data["details"]["winner"] == "Aubrey" and ended.data["details"]["suit"] == "kin"
     # The pot (2), Benedict's penalty halved by his shield (3), Chance's whole (6).
-    rows = {r["player"]: r for r in ended.data["penalties"]}
+    rows = {r["player"]: r for r in ended.data["details"]["penalties"]}
     assert rows["Benedict"]["paid"] == 3 and rows["Chance"]["paid"] == 6
     assert coins(state) == {"Chance": 95, "Benedict": 99, "Aubrey": 106}
     assert state.hand is None and state.leader == "Benedict" and state.rounds == 1
@@ -159,9 +159,9 @@ def test_a_dealt_cut_of_an_owned_suit_ends_the_hand_at_once():
     # B deals the third Realm: A owns it, so A wins in the middle of B's turn.
     state, ev = run(state, deal("REALM-3-DAY-03", player="B"))
     ended = ev[-2]
-    assert ended.kind == "round-ended" and ended.data["winner"] == "A"
+    assert ended.kind == "round-ended" and ended.data["details"]["winner"] == "A"
     # B has taken a turn and pays the rank; C has not and pays nothing.
-    assert [(r["player"], r["paid"]) for r in ended.data["penalties"]] == [("B", 3)]
+    assert [(r["player"], r["paid"]) for r in ended.data["details"]["penalties"]] == [("B", 3)]
     assert coins(state) == {"A": 103, "B": 97, "C": 100}
 
 
@@ -197,7 +197,7 @@ def test_a_second_card_from_the_deck_passes_the_turn():
     state, _ = run(state, deal("VALOR-5-DAY-02", player="A"))
     refused(state, deal("VALOR-5-DAY-03", player="A"), "dealt this turn already")
     state, ev = run(state, deal("VALOR-5-DAY-03"))
-    assert [e.kind for e in ev][:2] == ["turn-ended", "turn"]
+    assert [e.kind for e in ev][:2] == ["turn-over", "turn"]
     assert ev[-1].data["by"] == "B" and state.hand.dealt and "B" in state.hand.had_turn
 
 
@@ -237,8 +237,8 @@ def test_a_fold_returns_tokens_and_discards_shields():
     assert ev[0].data == {"player": "A", "tokens": ["realm"], "shields": ["REALM-3-NIGHT-01"]}
     # B is the last player standing and owns exactly one suit: Kin wins at once.
     ended = next(e for e in ev if e.kind == "round-ended")
-    assert ended.data["winner"] == "B" and ended.data["suit"] == "kin"
-    assert ended.data["result"] == "last-player-standing" and ended.data["penalties"] == []
+    assert ended.data["details"]["winner"] == "B" and ended.data["details"]["suit"] == "kin"
+    assert ended.data["result"] == "last-player-standing" and ended.data["details"]["penalties"] == []
     assert coins(state) == {"A": 98, "B": 100, "C": 100, "realm": 2}
 
 
@@ -261,7 +261,7 @@ def test_the_last_player_standing_with_several_suits_is_dealt_out():
     state, ev = run(state, deal("COMMONS-7-DAY-03"), deal("REALM-3-DAY-03"))
     ended = next(e for e in ev if e.kind == "round-ended")
     # Realm cut: A takes its pot (2); B and C folded and pay nothing.
-    assert ended.data["winner"] == "A" and ended.data["suit"] == "realm"
+    assert ended.data["details"]["winner"] == "A" and ended.data["details"]["suit"] == "realm"
     assert coins(state) == {"A": 98 + 2 - 2, "B": 100, "C": 98, "valor": 2, "world": 2}
 
 
@@ -280,7 +280,7 @@ def test_the_deck_running_out_ends_the_hand_with_no_winner():
         if state.hand is not None:
             state, ev = run(state, end(p))
     ended = next(e for e in events if e.kind == "round-ended")
-    assert ended.data["result"] == "hand-no-winner" and "deck ran out" in ended.data["why"]
+    assert ended.data["result"] == "hand-no-winner" and "deck ran out" in ended.data["details"]["why"]
     assert sum(1 for e in events if e.kind == "dealt") == 24
 
 
@@ -299,7 +299,8 @@ def test_a_penalty_larger_than_the_balance_takes_what_is_there():
                    C("play", player="B", card="COMMONS-7-DAY-03"), end("B"))
     assert coins(state) == {"A": 1, "B": 0, "C": 3, "realm": 2, "commons": 3}
     state, ev = run(state, deal("REALM-3-DAY-03", player="C"))
-    rows = {r["player"]: r for r in next(e for e in ev if e.kind == "round-ended").data["penalties"]}
+    ended = next(e for e in ev if e.kind == "round-ended")
+    rows = {r["player"]: r for r in ended.data["details"]["penalties"]}
     assert rows["B"] == {"player": "B", "shields": 0, "due": 3, "paid": 0, "shortfall": 3}
     assert rows["C"]["paid"] == 3
     assert coins(state) == {"A": 6, "B": 0, "C": 0, "commons": 3}

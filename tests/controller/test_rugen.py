@@ -97,7 +97,7 @@ def test_chain_bets_only_at_the_start_of_a_chain():
     state, events = play(*rolls("3n", "2d", "3d", "3n"), state=state)
     assert [e.data["bet"] for e in events if e.kind == "bet-settled"] == ["chain.3"]
     assert balances(state)["A"] == 1000 + 15  # 3:1, the Night figure: a Night 3 broke it
-    assert events[-1].kind == "round-ended" and events[-1].data["number"] == 3
+    assert events[-1].kind == "round-ended" and events[-1].data["details"]["number"] == 3
     assert not HOUSE.in_round(state) and state.rounds == 1
     state, _ = play(C("bet", player="B", bet="chain:2", amount=5), state=state)
 
@@ -213,7 +213,7 @@ def test_capital_the_house_covers_every_unclaimed_number():
     assert balances(state) == {"A": 1028, "B": 994, BANK: -22}
     state, events = play(C("bet", player="A", number=2, amount=5), *rolls("1n"), state=state)
     assert balances(state) == {"A": 1023, "B": 994, BANK: -17}
-    assert events[-1].data["winner"] == "house"
+    assert events[-1].data["details"]["winner"] == "house"
 
 
 def test_capital_schedules_and_custom_prices():
