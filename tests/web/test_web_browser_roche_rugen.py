@@ -26,7 +26,7 @@ def serve(tmp_path):
     """The dashboard of a table of `mode` (Ann and Bob, 100 coins each) on a free port."""
     from werkzeug.serving import make_server
 
-    from web import create_app
+    from web import Services, create_app
 
     running = []
 
@@ -34,7 +34,7 @@ def serve(tmp_path):
         table = open_table(tmp_path / f"{mode}.sqlite3", mode=mode, players=("Ann", "Bob"),
                            coins=100)
         app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "f.toml",
-                          "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, table=table)
+                          "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, Services(table=table))
         httpd = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         running.append((httpd, table))
