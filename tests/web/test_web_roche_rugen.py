@@ -120,7 +120,9 @@ def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, tabl
 def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of):
     auth, _ = page_of("street-rugen")
     html = auth.client.get("/money/").text
-    assert "These bets favour the player at the house&#39;s pays: street:2, street:4" in html
+    assert "At the house&#39;s pays, these bets favour the player in some play:" in html
+    for spot in ("street:2", "street:4"):
+        assert f'<tr class="favours" data-bet="{spot}">' in html, spot
     assert "cavalry" in html and "chain-day:4" in html and "capital:3" in html
 
 
