@@ -131,9 +131,10 @@ def test_print_labels_rejects_silly_die_size(tmp_path, capsys):
 def test_bench_vision_quick(capsys):
     parser = argparse.ArgumentParser()
     register_bench(parser.add_subparsers())
-    args = parser.parse_args(["vision", "--quick", "--json", "--dice", "30"])
+    args = parser.parse_args(["vision", "--quick", "--json", "--dice", "30", "--split",
+                              "heldout"])
     assert args.func(args) == 0
-    s = json.loads(capsys.readouterr().out)
-    assert s["dice"] == 30
+    s = json.loads(capsys.readouterr().out)["heldout"]
+    assert s["dice"] == 30 and len(s["tables"]) == 1
     assert s["confident_errors"] == 0
     assert s["accuracy"] >= 0.85
