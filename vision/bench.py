@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.art import DEFAULT_STYLE, LabelStyle
-from vision.errors import CalibrationRefused
+from vision.errors import VisionError
 from vision.labels import FORTUNES_AND_WINDS, DieSet
 from vision.recognizer import Recognizer, calibrate
 from vision.synthetic import World, make_capture, make_scene, sample_table, sample_world
@@ -133,7 +133,7 @@ def run_bench(
             profile, _ = calibrate(caps, die_set.name)
             rec: Recognizer | None = Recognizer(profile)
             res.calibration_s.append(time.perf_counter() - t0)
-        except CalibrationRefused as e:  # an honest outcome: that table's dice go unread
+        except VisionError as e:  # an honest outcome: that table's dice go unread
             res.refused.append(f"table {t} ({desc}): {e}")
             rec = None
         for f in range(frames_per_table):
