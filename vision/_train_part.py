@@ -1,0 +1,210 @@
+# --------------------------------------------------------------------------- calibration
+
+
+@dataclass
+class CalibrationReport:
+    """What calibration measured on held-out captures."""
+
+    per_label: dict[str, float]
+    accuracy: float
+    abstained: float
+    confused: list[tuple[str, str, int]]
+    closest: list[tuple[str, str, float]]
+    seconds: float
+
+    def to_json(self) -> dict:
+        """JSON-able form for the manifest and the CLI."""
+        return {
+            "per_label": self.per_label, "accuracy": self.accuracy,
+            "abstained": self.abstained,
+            "confused": [list(c) for c in self.confused],
+            "closest": [[a, b, round(s, 4)] for a, b, s in self.closest],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float]
+                      ) -> Geometry:
+    """Face side, side-face factor and nadir that best explain single-die blob extents.
+
+    A flat die's blob spans side + k * (distance from the nadir) along each face axis; the
+    nadir (the image point straight below the camera) is searched on a grid.
+    """
+    ext, pos, axes = [], [], []
+    for img, b in blobs:
+        ys, xs = np.nonzero(b.mask)
+        theta = blob_angle(img, b.mask, b.origin)
+        th = math.radians(theta)
+        px, py = xs + b.origin[0], ys + b.origin[1]
+        u0, u1, v0, v1 = extents(px, py, theta)
+        for ax, e in (((math.cos(th), math.sin(th)), u1 - u0),
+                      ((-math.sin(th), math.cos(th)), v1 - v0)):
+            ext.append(e)
+            pos.append((px.mean(), py.mean()))
+            axes.append(ax)
+    e, P, A = np.asarray(ext), np.asarray(pos), np.asarray(axes)
+
+    def solve(n: tuple[float, float]) -> tuple[float, float, float]:
+        r = np.abs(((P - n) * A).sum(1))
+        M = np.column_stack([np.ones_like(r), r])
+        sol, *_ = np.linalg.lstsq(M, e, rcond=None)
+        res = float(np.abs(M @ sol - e).mean())
+        return res, float(sol[0]), float(max(0.0, sol[1]))
+
+    best = (solve(centre), centre)
+    for step in (60.0, 20.0, 6.0):
+        c0 = best[1]
+        for dy in (-3, -2, -1, 0, 1, 2, 3):
+            for dx in (-3, -2, -1, 0, 1, 2, 3):
+                n = (c0[0] + dx * step, c0[1] + dy * step)
+                if math.hypot(n[0] - centre[0], n[1] - centre[1]) > 400:
+                    continue
+                cand = solve(n)
+                if cand[0] < best[0][0] - 1e-9:
+                    best = (cand, n)
+    (_, side, k), nadir = best
+    return Geometry(side, k, (float(nadir[0]), float(nadir[1])))
+
+
+def calibrate(
+    captures: dict[str, list[tuple[str, np.ndarray]]],
+    die_set: str,
+    empty: Iterable[tuple[str, np.ndarray]] = (),
+    folds: int = 3,
+) -> tuple[Profile, CalibrationReport]:
+    """Learn a profile from labelled captures (one die each); refuse if faces are confused."""
+    t0 = time.perf_counter()
+    labels = list(captures)
+    few = [lab for lab, items in captures.items() if len(items) < 2]
+    if len(labels) < 2 or few:
+        raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
+                               "least two labels and two captures of each (six recommended)")
+    all_imgs = [img for items in captures.values() for _, img in items]
+    empty = list(empty)
+    felt = learn_felt([img for _, img in empty] + all_imgs[:: max(1, len(all_imgs) // 24)])
+    h, w = all_imgs[0].shape[:2]
+    nadir = (w / 2, h / 2)
+    # first pass: one blob per capture, measured with a generous size guess
+    singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    for label, items in captures.items():
+        for name, img in items:
+            if img.shape[:2] != (h, w):
+                raise BadCaptureFolder(f"{name}: frame is {img.shape[1]}x{img.shape[0]}, the "
+                                       f"other captures are {w}x{h}; use one camera mode")
+            blobs, _, _ = find_blobs(img, felt, 24.0)
+            blobs = [b for b in blobs if b.area > 300]
+            if len(blobs) > 1:  # the table's corner markers may be in the frame
+                blobs, _, _ = find_blobs(img, felt, 24.0, marker_papers(detect_markers(img)))
+                blobs = [b for b in blobs if b.area > 300]
+            if not blobs:
+                raise BadCaptureFolder(f"{name}: no die found on the felt; each capture must "
+                                       "show exactly one die")
+            if len(blobs) > 1:
+                big = sorted(b.area for b in blobs)
+                if big[-2] > 0.4 * big[-1]:
+                    raise BadCaptureFolder(f"{name}: {len(blobs)} objects found on the felt; "
+                                           "each capture must show exactly one die")
+                blobs = [max(blobs, key=lambda b: b.area)]
+            singles.append((label, name, img, blobs[0]))
+    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir)
+    geometry.frame = (w, h)
+    side, k_side, nadir = geometry.side_px, geometry.k_side, geometry.nadir
+    for label, name, _, b in singles:
+        ys, xs = np.nonzero(b.mask)
+        ratio = b.area / geometry.die_area(xs.mean() + b.origin[0], ys.mean() + b.origin[1])
+        if ratio > 1.7:
+            raise BadCaptureFolder(f"{name}: the object is {ratio:.1f} times a die's size; each "
+                                   f"capture must show exactly one die, flat ({label})")
+    patches, plabels = [], []
+    for label, name, img, b in singles:
+        theta = blob_angle(img, b.mask, b.origin)
+        face = fit_top_face(b.mask, b.origin, side, k_side, nadir, theta)
+        if face is None:
+            raise BadCaptureFolder(f"{name}: could not find the die's top face")
+        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
+        patches.append(rectify(img, big, STORE))
+        plabels.append(labels.index(label))
+    patches_a = np.asarray(patches, np.uint8)
+    plabels_a = np.asarray(plabels, np.int32)
+    return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0)
+
+
+def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
+                    patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
+                    t0: float | None = None) -> tuple[Profile, CalibrationReport]:
+    """Templates, thresholds and the held-out report from rectified capture patches."""
+    t0 = time.perf_counter() if t0 is None else t0
+    plabels = [int(x) for x in plabels_a]
+    # held-out: each capture read by templates from the other folds
+    idx_in_label: list[int] = []
+    counters: dict[int, int] = {}
+    for lab in plabels:
+        idx_in_label.append(counters.get(lab, 0))
+        counters[lab] = counters.get(lab, 0) + 1
+    fold_of = np.asarray(idx_in_label) % folds
+    all_t, all_l, all_src = build_templates(patches_a, plabels_a)
+    tfold = fold_of[all_src]
+    ink_cols = np.array([ink_colour(p) for p in patches_a])
+    ink_con = np.array([ink_contrast(p) for p in patches_a])
+    results = []  # (truth, best, s1, margin)
+    fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels))
+                     for f in np.unique(fold_of)}
+    for i in range(len(patches_a)):
+        sel = tfold != fold_of[i]
+        d4 = query_descriptors(patches_a[i])
+        rest = fold_of != fold_of[i]
+        ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
+        sc = fold_matchers[fold_of[i]].scores(d4) - ink.penalty(ink_cols[i], ink_con[i])
+        sc = np.where(np.isin(np.arange(len(labels)), all_l[sel]), sc, -1.0)
+        o = np.argsort(-sc)
+        results.append((int(plabels_a[i]), int(o[0]), float(sc[o[0]]),
+                        float((sc[o[0]] - sc[o[1]]) / max(1e-6, 1 - sc[o[1]]))))
+    wrong_margins = [m for t, b, _, m in results if t != b]
+    min_margin = max(MIN_MARGIN, (max(wrong_margins) + 0.05) if wrong_margins else 0.0)
+    right_scores = [s for t, b, s, _ in results if t == b]
+    min_score = min(MIN_SCORE, float(np.percentile(right_scores, 1)) - 0.05) \
+        if right_scores else MIN_SCORE
+    per_label = {}
+    confused: dict[tuple[str, str], int] = {}
+    abstained = 0
+    for li, lab in enumerate(labels):
+        rows = [r for r in results if r[0] == li]
+        ok = sum(1 for t, b, s, m in rows if t == b and m >= min_margin and s >= min_score)
+        per_label[lab] = ok / len(rows) if rows else 0.0
+        for t, b, s, m in rows:
+            if t != b:
+                key = (labels[t], labels[b])
+                confused[key] = confused.get(key, 0) + 1
+            elif m < min_margin or s < min_score:
+                abstained += 1
+    accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
+    # which pairs of faces are closest: mean best cross-similarity of their captures
+    means = []
+    for li in range(len(labels)):
+        means.append(all_t[all_l == li])
+    closest = []
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            sim = float((means[a] @ means[b].T).max())
+            closest.append((labels[a], labels[b], sim))
+    closest.sort(key=lambda x: -x[2])
+    report = CalibrationReport(per_label, accuracy, abstained / len(results),
+                               sorted(((a, b, n) for (a, b), n in confused.items()),
+                                      key=lambda x: -x[2]), closest[:5],
+                               time.perf_counter() - t0)
+    profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, min_margin,
+                      min_score, report.to_json())
+    profile._matcher = make_matcher(all_t, all_l, len(labels))
+    misread = {lab: sum(1 for t, b, _, _ in results if t == li and b != li) / counters[li]
+               for li, lab in enumerate(labels)}
+    wrong_rate = sum(1 for t, b, _, _ in results if t != b) / len(results)
+    bad = [lab for lab, share in misread.items() if share >= 0.5]
+    if wrong_rate > 0.1 or bad or closest[0][2] > 0.985 or min_margin > MAX_MARGIN:
+        pairs = ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in report.confused[:5]) or \
+            f"{closest[0][0]}/{closest[0][1]} (similarity {closest[0][2]:.3f})"
+        raise CalibrationRefused(
+            f"calibration cannot tell the faces apart: {wrong_rate:.0%} of held-out captures "
+            f"misread; labels misread half the time: {', '.join(bad) or 'none'}; confused: "
+            f"{pairs}. Recapture the confused labels (sharper, well lit), or make their art "
+            "more different; no profile written")
+    return profile, report
