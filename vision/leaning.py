@@ -14,6 +14,7 @@ import numpy as np
 
 from vision.descriptors import STORE, _dog, _gray
 from vision.dice import PATCH, TopFace, rectify
+from vision.model import Thresholds
 
 # where a leaning die's top face is looked for, in face sides: up to LEAN_REACH towards the
 # nadir along either face axis, LEAN_BACK away from it and LEAN_ACROSS across (the flat
@@ -70,7 +71,12 @@ def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
     return (float(c[0]), float(c[1])), float(res[y, x])
 
 
-def is_leaning(lopsided: float, stretch: float, match: float) -> bool:
-    """Whether lean evidence (see Recognizer.lean_evidence) says the die is cocked."""
-    limit = LEAN_LOPSIDED if match >= LEAN_MATCH else LEAN_LOPSIDED_UNSURE
-    return stretch > LEAN_STRETCH or lopsided > limit
+def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds) -> bool:
+    """Whether lean evidence (see Recognizer.lean_evidence) says the die is cocked.
+
+    Cocked when the outline is lopsided about the found top face by more than
+    th.lean_lopsided (th.lean_lopsided_unsure when the face matched below th.lean_match), or
+    one axis is longer than a flat die's by th.lean_stretch more than the other.
+    """
+    limit = th.lean_lopsided if match >= th.lean_match else th.lean_lopsided_unsure
+    return stretch > th.lean_stretch or lopsided > limit

@@ -12,15 +12,9 @@ from vision.default_profile import NOMINAL_TABLE
 from vision.dice import TopFace
 from vision.errors import CalibrationRefused
 from vision.labels import Die, DieSet
-from vision.recognizer import (
-    INK_RELIABILITY_FLOOR,
-    INK_WEIGHT,
-    POSE_UNSURE,
-    SURE_AT_FIRST_LOOK,
-    InkModel,
-    Recognizer,
-    calibrate,
-)
+from vision.matcher import INK_RELIABILITY_FLOOR, INK_WEIGHT, InkModel
+from vision.reader import POSE_UNSURE
+from vision.recognizer import Recognizer, Thresholds, calibrate
 from vision.synthetic import DieSpec, make_capture, make_scene, render_scene, sample_params
 
 
@@ -263,7 +257,7 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
     # the second look agrees (more poses lift the runners-up too): the first reading stands
     monkeypatch.setattr(rec, "second_look", looks(tree))
     label, conf, _ = rec.read_face(scene.image, face)
-    assert label == "TREE" and 0.5 <= conf < SURE_AT_FIRST_LOOK and len(calls) == 2
+    assert label == "TREE" and 0.5 <= conf < Thresholds().sure_at_first_look and len(calls) == 2
     # a clear first reading is not looked at again
     first[tree] = 0.9 + 0.1 * 1.6 * m
     assert rec.read_face(scene.image, face)[0] == "TREE" and len(calls) == 2

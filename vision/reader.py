@@ -1,3 +1,54 @@
+"""Reading dice in a frame: find each die's top face, describe it, match it, decide.
+
+A face is read from its rectified top face, in all four orientations, against templates
+learned from captures (see vision.matcher). The margin between the best label and the
+runner-up decides: below the threshold calibrated on held-out captures (the profile's
+`Thresholds`) the recognizer abstains (label None). An uncertain face gets a second, slower
+look; a die that leans on something (cocked) is flagged and not read (vision.leaning).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.descriptors import (
+    MARGIN,
+    SEARCH_SHIFTS,
+    STORE,
+    ink_colour,
+    ink_contrast,
+    query_descriptors,
+)
+from vision.dice import (
+    PATCH,
+    Blob,
+    TopFace,
+    blob_angle,
+    die_outline,
+    find_blobs,
+    fit_top_face,
+    lean,
+    rectify,
+    touching_faces,
+)
+from vision.errors import VisionError
+from vision.geometry import TableGeometry
+from vision.leaning import face_template, find_top_face, is_leaning
+from vision.model import Profile
+
+# (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
+# dim, blurred outline); one at a time
+SECOND_LOOK_POSES = ((0.0, 1.0), (-4.0, 1.0), (4.0, 1.0), (0.0, 0.94), (0.0, 1.06))
+SECOND_LOOK_SHIFTS = (-6, -4, -2, 0, 2, 4, 6)  # px, wider than SEARCH_SHIFTS
+# a face whose blob a flat die explains worse than the first look's search reach (in face
+# sides) may be placed off by more than that search: it gets the second look too
+POSE_UNSURE = max(SEARCH_SHIFTS) / PATCH
+
+
 @dataclass
 class DieReading:
     """One object on the felt as the recognizer saw it."""
@@ -35,7 +86,6 @@ class DieReading:
         }
 
 
-#####
 def decide(scores: np.ndarray, labels: list[str], min_margin: float, min_score: float
            ) -> tuple[str | None, float, list[tuple[str, float]]]:
     """Label (or None to abstain), confidence and the top candidates from label scores.
@@ -69,7 +119,7 @@ class Recognizer:
                    ) -> list[tuple[TopFace | None, Blob, bool]]:
         """Every die's top face (None for obstructions) with its blob and a cocked flag.
 
-        Cocked: a blob a flat die explains badly (residual above COCKED_RESIDUAL), or a lone
+        Cocked: a blob a flat die explains badly (residual above the profile's cocked_residual), or a lone
         die on the felt whose outline and top face say it leans (see lean_evidence).
         `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
         """
@@ -93,10 +143,10 @@ class Recognizer:
             theta = blob_angle(img, blob.mask, blob.origin)
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta)
             if face is not None:
-                cocked = face.residual > COCKED_RESIDUAL
+                cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
                     evidence = self.lean_evidence(img, face, blob)
-                    cocked = evidence is not None and is_leaning(*evidence)
+                    cocked = evidence is not None and is_leaning(*evidence, self.profile.thresholds)
                 out.append((face, blob, cocked))
         return out
 
@@ -150,22 +200,22 @@ class Recognizer:
         same calibrated thresholds, and so does a face whose blob a flat die explains worse
         than the first look's search reaches (residual > POSE_UNSURE face sides: a badly cut
         pair of touching dice), however sure the first look was, and a face the first look
-        reads barely over the threshold (confidence under SURE_AT_FIRST_LOOK: in dim light
+        reads barely over the threshold (confidence under sure_at_first_look: in dim light
         RICE loses the two dots that tell it from TREE). When the second look's
         winner is not the first look's, the two looks disagree about the face's pose or
-        content, so the second look must clear DISAGREE_FACTOR times the margin (full
+        content, so the second look must clear disagree_factor times the margin (full
         confidence) to overrule the first; short of that, the face is abstained on. When it
         agrees with a barely sure first reading, that reading stands (searching more poses
         lifts the runners-up too).
         """
-        p = self.profile
+        p, th = self.profile, self.profile.thresholds
         big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
         stored = rectify(img, big, STORE)
         scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
             ink_colour(stored), ink_contrast(stored))
         label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
         barely = label is not None and face.residual <= POSE_UNSURE
-        if barely and conf >= SURE_AT_FIRST_LOOK:
+        if barely and conf >= th.sure_at_first_look:
             return label, conf, cands
         first_reading = label, conf, cands
         first = cands[0][0]
@@ -175,7 +225,7 @@ class Recognizer:
             return first_reading
         if label is not None and label != first:
             s1, s2 = cands[0][1], cands[1][1] if len(cands) > 1 else -1.0
-            if (s1 - s2) / max(1e-6, 1.0 - s2) < DISAGREE_FACTOR * p.min_margin:
+            if (s1 - s2) / max(1e-6, 1.0 - s2) < th.disagree_factor * p.min_margin:
                 label, conf = None, min(conf, 0.49)
         return label, conf, cands
 
@@ -217,4 +267,3 @@ class Recognizer:
                 reading.on_felt = reading.on_felt and geometry.on_felt(mm)
             readings.append(reading)
         return readings
-

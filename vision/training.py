@@ -1,4 +1,38 @@
-# --------------------------------------------------------------------------- calibration
+"""Calibration: learn a table's profile from labelled captures, check it on held-out ones.
+
+Each capture shows one die. The felt's colour and the camera's geometry come from all of
+them; each capture's top face is rectified and stored; templates and thresholds are learned
+and checked by reading every capture with templates from the other folds. A profile that
+cannot tell the faces apart is refused, naming the confused faces.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast, query_descriptors
+from vision.dice import (
+    Blob,
+    FeltModel,
+    TopFace,
+    blob_angle,
+    extents,
+    find_blobs,
+    fit_top_face,
+    learn_felt,
+    rectify,
+)
+from vision.errors import BadCaptureFolder, CalibrationRefused
+from vision.geometry import detect_markers, marker_papers
+from vision.matcher import build_templates, learn_ink, make_matcher
+from vision.model import Geometry, Profile, Thresholds
+
+MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 
 
 @dataclass
@@ -160,10 +194,11 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
         results.append((int(plabels_a[i]), int(o[0]), float(sc[o[0]]),
                         float((sc[o[0]] - sc[o[1]]) / max(1e-6, 1 - sc[o[1]]))))
     wrong_margins = [m for t, b, _, m in results if t != b]
-    min_margin = max(MIN_MARGIN, (max(wrong_margins) + 0.05) if wrong_margins else 0.0)
+    base = Thresholds()
+    min_margin = max(base.min_margin, (max(wrong_margins) + 0.05) if wrong_margins else 0.0)
     right_scores = [s for t, b, s, _ in results if t == b]
-    min_score = min(MIN_SCORE, float(np.percentile(right_scores, 1)) - 0.05) \
-        if right_scores else MIN_SCORE
+    min_score = min(base.min_score, float(np.percentile(right_scores, 1)) - 0.05) \
+        if right_scores else base.min_score
     per_label = {}
     confused: dict[tuple[str, str], int] = {}
     abstained = 0
@@ -192,8 +227,9 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                                sorted(((a, b, n) for (a, b), n in confused.items()),
                                       key=lambda x: -x[2]), closest[:5],
                                time.perf_counter() - t0)
-    profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, min_margin,
-                      min_score, report.to_json())
+    thresholds = Thresholds(min_margin=min_margin, min_score=min_score)
+    profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
+                      report.to_json())
     profile._matcher = make_matcher(all_t, all_l, len(labels))
     misread = {lab: sum(1 for t, b, _, _ in results if t == li and b != li) / counters[li]
                for li, lab in enumerate(labels)}
