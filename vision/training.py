@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,7 @@ from vision.geometry import detect_markers, marker_papers
 from vision.matcher import build_templates, learn_ink, make_matcher
 from vision.model import Geometry, Profile, Thresholds
 
+Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 
 
@@ -105,9 +106,15 @@ def calibrate(
     die_set: str,
     empty: Iterable[tuple[str, np.ndarray]] = (),
     folds: int = 3,
+    progress: Progress | None = None,
 ) -> tuple[Profile, CalibrationReport]:
-    """Learn a profile from labelled captures (one die each); refuse if faces are confused."""
+    """Learn a profile from labelled captures (one die each); refuse if faces are confused.
+
+    progress(fraction, message), when given, is called as the work goes (fraction 0..1).
+    """
     t0 = time.perf_counter()
+    step = progress or (lambda fraction, message: None)
+    step(0.0, "learning the felt's colour")
     labels = list(captures)
     few = [lab for lab, items in captures.items() if len(items) < 2]
     if len(labels) < 2 or few:
@@ -120,8 +127,10 @@ def calibrate(
     nadir = (w / 2, h / 2)
     # first pass: one blob per capture, measured with a generous size guess
     singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    n_caps = len(all_imgs)
     for label, items in captures.items():
         for name, img in items:
+            step(0.05 + 0.35 * len(singles) / n_caps, f"finding the die in {name}")
             if img.shape[:2] != (h, w):
                 raise BadCaptureFolder(f"{name}: frame is {img.shape[1]}x{img.shape[0]}, the "
                                        f"other captures are {w}x{h}; use one camera mode")
@@ -160,13 +169,17 @@ def calibrate(
         plabels.append(labels.index(label))
     patches_a = np.asarray(patches, np.uint8)
     plabels_a = np.asarray(plabels, np.int32)
-    return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0)
+    return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0,
+                           lambda f, m: step(0.45 + 0.55 * f, m))
 
 
 def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
                     patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
-                    t0: float | None = None) -> tuple[Profile, CalibrationReport]:
+                    t0: float | None = None, progress: Progress | None = None
+                    ) -> tuple[Profile, CalibrationReport]:
     """Templates, thresholds and the held-out report from rectified capture patches."""
+    step = progress or (lambda fraction, message: None)
+    step(0.0, "learning the faces")
     t0 = time.perf_counter() if t0 is None else t0
     plabels = [int(x) for x in plabels_a]
     # held-out: each capture read by templates from the other folds
@@ -184,6 +197,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels))
                      for f in np.unique(fold_of)}
     for i in range(len(patches_a)):
+        step(0.3 + 0.65 * i / len(patches_a), "checking the faces on held-out captures")
         sel = tfold != fold_of[i]
         d4 = query_descriptors(patches_a[i])
         rest = fold_of != fold_of[i]
@@ -243,4 +257,5 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
             f"misread; labels misread half the time: {', '.join(bad) or 'none'}; confused: "
             f"{pairs}. Recapture the confused labels (sharper, well lit), or make their art "
             "more different; no profile written")
+    step(1.0, "profile learned")
     return profile, report

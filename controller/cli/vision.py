@@ -86,6 +86,46 @@ def _fail(msg: str) -> int:
     return 1
 
 
+class ProgressBar:
+    """A one-line progress bar on a terminal stream: [#####.....]  45%  message.
+
+    On a terminal the line is redrawn in place; on a pipe or file a line is written each
+    time the whole percentage passes another tenth (so logs stay short).
+    """
+
+    WIDTH = 30
+
+    def __init__(self, stream, quiet: bool = False) -> None:  # noqa: ANN001 (a text stream)
+        self.stream, self.quiet = stream, quiet
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.shown = -1
+        self.drawn = False
+
+    def update(self, fraction: float, message: str) -> None:
+        """Show the work `fraction` (0..1) done, doing `message`."""
+        if self.quiet:
+            return
+        pct = int(round(100 * max(0.0, min(1.0, fraction))))
+        if not self.tty and pct // 10 == self.shown // 10:
+            return
+        filled = int(self.WIDTH * pct / 100)
+        line = f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {pct:3d}%  {message}"
+        if self.tty:
+            self.stream.write("\r" + line[:100].ljust(100))
+            self.drawn = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+        self.shown = pct
+
+    def close(self) -> None:
+        """End the bar's line (on a terminal)."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Run calibration (or roll back) and report."""
     from vision import profile as profiles
@@ -111,7 +151,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 return _fail("--camera-controls: expected a JSON object of control values")
         known = DIE_SETS.get(args.die_set)
         captures, empty = load_captures(args.captures, known.labels if known else None)
-        profile, report = calibrate(captures, args.die_set, empty)
+        bar = ProgressBar(sys.stderr, quiet=args.json)
+        try:
+            profile, report = calibrate(captures, args.die_set, empty, progress=bar.update)
+        finally:
+            bar.close()
         profile.camera_controls = controls
         path = profiles.save_profile(profile, args.out, activate=args.activate)
     except VisionError as e:

@@ -84,6 +84,9 @@ def test_calibrate_writes_activates_and_rolls_back(tmp_path, capsys, seasons_cap
     args = ["calibrate", "--captures", str(caps), "--out", str(out), "--die-set", SEASONS.name,
             "--activate"]
     assert main(args + ["--camera-controls", '{"ExposureTime": 12000}']) == 0
+    err = capsys.readouterr().err  # the progress bar, a line a tenth on a pipe
+    assert err.splitlines()[-1].startswith("[" + "#" * 30 + "] 100%"), err
+    assert "checking the faces on held-out captures" in err
     assert json.loads((out / "v001" / "manifest.json").read_text())["camera_controls"] == {
         "ExposureTime": 12000}
     assert main(args + ["--json"]) == 0

@@ -261,3 +261,11 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
     # a clear first reading is not looked at again
     first[tree] = 0.9 + 0.1 * 1.6 * m
     assert rec.read_face(scene.image, face)[0] == "TREE" and len(calls) == 2
+
+
+def test_calibration_reports_its_progress(seasons_captures):
+    seen: list[tuple[float, str]] = []
+    calibrate(seasons_captures, SEASONS.name, progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert len(seen) > 20 and all(m for _, m in seen)
