@@ -12,24 +12,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.augment import COPIES, augment
 from vision.descriptors import AUG_TURNS, _descriptors, _turned, _window, band_pass
 
 WHITEN_DIMS = 48  # main axes of the templates kept for whitening
 WHITEN_SHRINK = 0.5  # pull of the within-label scatter towards the identity (6+ captures)
+AUGMENT_SEED = 1121  # the augmented copies' seed stream
 INK_WEIGHT = 0.05  # score lost per spread of ink-colour distance beyond two
 INK_RELIABILITY_FLOOR = 0.5  # a washed-out or dim ink still weighs at least this much
 
 
-def build_templates(patches: np.ndarray, labels: np.ndarray
+def build_templates(patches: np.ndarray, labels: np.ndarray, copies: int = COPIES
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Descriptors of every stored patch under small turns (label-sorted).
+    """Descriptors of every stored patch under small turns and `copies` augmented copies
+    (see vision.augment; drawn from a seed per patch, so the same every time), label-sorted.
 
     Returns the descriptors, their label indices and the index of the patch each came from.
     """
     descs, labs, src = [], [], []
     for i, (p, lab) in enumerate(zip(patches, labels, strict=True)):
-        for turn in AUG_TURNS:
-            dog, grad = _window(band_pass(_turned(p, turn)), 0, 0)
+        views = [_turned(p, turn) for turn in AUG_TURNS]
+        views += augment(p, np.random.default_rng([AUGMENT_SEED, i]), copies)
+        for v in views:
+            dog, grad = _window(band_pass(v), 0, 0)
             descs.append(_descriptors(dog[None], grad[None], 0)[0])
             labs.append(int(lab))
             src.append(i)
@@ -123,7 +128,7 @@ def make_matcher(templates: np.ndarray, tlabels: np.ndarray, n_labels: int) -> M
     dw = dev @ basis
     sw = dw.T @ dw / max(1, len(dw))
     # fewer captures per label: a rougher scatter estimate, trusted less
-    per_label = len(tlabels) / max(1, len(np.unique(tlabels))) / len(AUG_TURNS)
+    per_label = len(tlabels) / max(1, len(np.unique(tlabels))) / (len(AUG_TURNS) + COPIES)
     shrink = float(np.clip(1.0 - per_label / 12.0, WHITEN_SHRINK, 0.9))
     sw = (1 - shrink) * sw + shrink * np.trace(sw) / len(sw) * np.eye(len(sw))
     ev, v = np.linalg.eigh(sw)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast, query_descriptors
 from vision.dice import (
+    PATCH,
     Blob,
     FeltModel,
     TopFace,
@@ -34,6 +36,7 @@ from vision.model import Geometry, Profile, Thresholds
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
+FLAW_BLUR, FLAW_DARK, FLAW_GLARE = 0.6, 0.5, 0.1  # see capture_flaws
 
 
 @dataclass
@@ -46,6 +49,7 @@ class CalibrationReport:
     confused: list[tuple[str, str, int]]
     closest: list[tuple[str, str, float]]
     seconds: float
+    flawed: list[tuple[str, list[str]]] = field(default_factory=list)  # (capture, why)
 
     def to_json(self) -> dict:
         """JSON-able form for the manifest and the CLI."""
@@ -55,7 +59,38 @@ class CalibrationReport:
             "confused": [list(c) for c in self.confused],
             "closest": [[a, b, round(s, 4)] for a, b, s in self.closest],
             "seconds": round(self.seconds, 3),
+            "flawed_captures": [[n, list(r)] for n, r in self.flawed],
         }
+
+
+def capture_flaws(patches: np.ndarray) -> list[list[str]]:
+    """Why each capture may read badly, judged against the other captures of the table.
+
+    "blurred": its face's fine detail (Laplacian energy relative to its contrast) is below
+    FLAW_BLUR of the captures' median; "too dark": its face's brightness is below FLAW_DARK
+    of the median (or under 40 grey levels); "glare": more than FLAW_GLARE of its face is
+    white light clipped in all three colours, more than the captures' median share.
+    """
+    o = (STORE - PATCH) // 2
+    sharp, bright, clipped = [], [], []
+    for p in patches:
+        g = cv2.cvtColor(p[o:o + PATCH, o:o + PATCH], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lap = cv2.Laplacian(cv2.GaussianBlur(g, (0, 0), 0.7), cv2.CV_32F)
+        sharp.append(float(lap.std()) / max(2.0, float(g.std())))
+        bright.append(float(np.percentile(g, 80)))
+        clipped.append(float((p[o:o + PATCH, o:o + PATCH].min(2) >= 245).mean()))
+    ms, mb, mc = float(np.median(sharp)), float(np.median(bright)), float(np.median(clipped))
+    out = []
+    for s, b, c in zip(sharp, bright, clipped, strict=True):
+        why = []
+        if s < FLAW_BLUR * ms:
+            why.append("blurred")
+        if b < FLAW_DARK * mb or b < 40:
+            why.append("too dark")
+        if c > mc + FLAW_GLARE:
+            why.append("glare")
+        out.append(why)
+    return out
 
 
 def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float]
@@ -169,15 +204,20 @@ def calibrate(
         plabels.append(labels.index(label))
     patches_a = np.asarray(patches, np.uint8)
     plabels_a = np.asarray(plabels, np.int32)
+    names = [name for _, name, _, _ in singles]
     return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0,
-                           lambda f, m: step(0.45 + 0.55 * f, m))
+                           lambda f, m: step(0.45 + 0.55 * f, m), names)
 
 
 def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
                     patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
-                    t0: float | None = None, progress: Progress | None = None
-                    ) -> tuple[Profile, CalibrationReport]:
-    """Templates, thresholds and the held-out report from rectified capture patches."""
+                    t0: float | None = None, progress: Progress | None = None,
+                    names: list[str] | None = None) -> tuple[Profile, CalibrationReport]:
+    """Templates, thresholds and the held-out report from rectified capture patches.
+
+    names: the captures' file names, for the report's flawed captures.
+    """
+    names = names or [f"capture {i + 1}" for i in range(len(patches_a))]
     step = progress or (lambda fraction, message: None)
     step(0.0, "learning the faces")
     t0 = time.perf_counter() if t0 is None else t0
@@ -229,18 +269,23 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
     # which pairs of faces are closest: mean best cross-similarity of their captures
     means = []
+    plain_t, plain_l, _ = build_templates(patches_a, plabels_a, copies=0)
     for li in range(len(labels)):
-        means.append(all_t[all_l == li])
+        means.append(plain_t[plain_l == li])
     closest = []
     for a in range(len(labels)):
         for b in range(a + 1, len(labels)):
             sim = float((means[a] @ means[b].T).max())
             closest.append((labels[a], labels[b], sim))
     closest.sort(key=lambda x: -x[2])
+    flaws = capture_flaws(patches_a)
+    misread_caps = {i for i, (t, b, _, _) in enumerate(results) if t != b}
+    flawed = [(names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
+              for i in range(len(names)) if flaws[i] or i in misread_caps]
     report = CalibrationReport(per_label, accuracy, abstained / len(results),
                                sorted(((a, b, n) for (a, b), n in confused.items()),
                                       key=lambda x: -x[2]), closest[:5],
-                               time.perf_counter() - t0)
+                               time.perf_counter() - t0, flawed)
     thresholds = Thresholds(min_margin=min_margin, min_score=min_score)
     profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
                       report.to_json())
@@ -252,10 +297,12 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     if wrong_rate > 0.1 or bad or closest[0][2] > 0.985 or min_margin > MAX_MARGIN:
         pairs = ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in report.confused[:5]) or \
             f"{closest[0][0]}/{closest[0][1]} (similarity {closest[0][2]:.3f})"
+        named = "; ".join(f"{n} ({', '.join(r)})" for n, r in flawed[:12]) or "none"
         raise CalibrationRefused(
             f"calibration cannot tell the faces apart: {wrong_rate:.0%} of held-out captures "
             f"misread; labels misread half the time: {', '.join(bad) or 'none'}; confused: "
-            f"{pairs}. Recapture the confused labels (sharper, well lit), or make their art "
-            "more different; no profile written")
+            f"{pairs}. Captures to look at: {named}. Retake those captures (die still and in "
+            "focus, lamp on, no glare on the sticker), or make the confused labels' art more "
+            "different; no profile written")
     step(1.0, "profile learned")
     return profile, report

@@ -172,6 +172,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if rep["confused"]:
         print("confused: " + ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in rep["confused"]))
     print("closest faces: " + ", ".join(f"{a}/{b} {s:.2f}" for a, b, s in rep["closest"][:3]))
+    if rep["flawed_captures"]:
+        print("captures to look at (retake them if they are): " + "; ".join(
+            f"{n} ({', '.join(r)})" for n, r in rep["flawed_captures"]))
     return 0
 
 

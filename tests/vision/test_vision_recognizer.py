@@ -269,3 +269,20 @@ def test_calibration_reports_its_progress(seasons_captures):
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     assert len(seen) > 20 and all(m for _, m in seen)
+
+
+def test_flawed_captures_are_named_with_the_reason(seasons_profile):
+    import cv2
+
+    from vision.training import capture_flaws
+
+    profile, report = seasons_profile
+    patches = profile.patches.copy()
+    assert not any(capture_flaws(patches))  # generated captures of one table: none flawed
+    patches[0] = cv2.GaussianBlur(patches[0], (0, 0), 2.5)
+    patches[1] = (patches[1] * 0.3).astype(np.uint8)
+    patches[2] = np.clip(patches[2].astype(int) + 120, 0, 255).astype(np.uint8)
+    flaws = capture_flaws(patches)
+    assert "blurred" in flaws[0] and "too dark" in flaws[1] and "glare" in flaws[2]
+    assert not any(flaws[3:])
+    assert report.to_json()["flawed_captures"] == [[n, r] for n, r in report.flawed]
