@@ -36,6 +36,10 @@ from vision.model import Geometry, Profile, Thresholds
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
+DIE_ASPECT, DIE_FILL = 0.55, 0.6  # see die_like
+STATIC_PX, STATIC_SHARE = 40.0, 0.1  # see static_blobs
+DIE_AREA = (0.6, 1.8)  # a die's blob area as a share of the captures' typical one
+DIE_FILL_SURE = 0.8  # two blobs filling their boxes this well: two dice
 FLAW_BLUR, FLAW_DARK, FLAW_GLARE = 0.6, 0.5, 0.1  # see capture_flaws
 
 
@@ -61,6 +65,58 @@ class CalibrationReport:
             "seconds": round(self.seconds, 3),
             "flawed_captures": [[n, list(r)] for n, r in self.flawed],
         }
+
+
+def _centre(b: Blob) -> np.ndarray:
+    ys, xs = np.nonzero(b.mask)
+    return np.array([xs.mean() + b.origin[0], ys.mean() + b.origin[1]])
+
+
+def static_blobs(per_capture: list[list[Blob]]) -> list[list[bool]]:
+    """Which blobs of each capture lie where a blob lies in at least STATIC_SHARE of the
+    other captures (within STATIC_PX px): part of the table, since the die moves between
+    captures (two captures' dice that close are rare: a die's place is one of thousands)."""
+    cents = [[_centre(b) for b in blobs] for blobs in per_capture]
+    others = max(1, len(per_capture) - 1)
+    out = []
+    for i, blobs in enumerate(cents):
+        flags = []
+        for c in blobs:
+            hits = sum(1 for j, bl in enumerate(cents)
+                       if j != i and any(np.hypot(*(c - c2)) < STATIC_PX for c2 in bl))
+            flags.append(hits >= STATIC_SHARE * others)
+        out.append(flags)
+    return out
+
+
+def _box(blob: Blob) -> tuple[float, float]:
+    """Sides of a blob's smallest enclosing rectangle (any angle)."""
+    ys, xs = np.nonzero(blob.mask)
+    (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return float(w), float(h)
+
+
+def _fill(blob: Blob) -> float:
+    """How much of its smallest enclosing rectangle a blob fills."""
+    w, h = _box(blob)
+    return blob.area / max(1.0, w * h)
+
+
+def in_frame(blob: Blob, w: int, h: int) -> bool:
+    """Whether a blob lies wholly inside a w x h frame (a capture's die is wholly in view)."""
+    m, (x0, y0) = blob.mask, blob.origin
+    return not ((x0 == 0 and m[:, 0].any()) or (y0 == 0 and m[0].any())
+                or (x0 + m.shape[1] >= w and m[:, -1].any())
+                or (y0 + m.shape[0] >= h and m[-1].any()))
+
+
+def die_like(blob: Blob) -> bool:
+    """Whether a blob is shaped like one die: a filled, squarish box (not a sliver of the
+    felt's edge, a strip of the rail or a row of things)."""
+    w, h = _box(blob)
+    if min(w, h) < 1:
+        return False
+    return min(w, h) / max(w, h) >= DIE_ASPECT and blob.area / (w * h) >= DIE_FILL
 
 
 def capture_flaws(patches: np.ndarray) -> list[list[str]]:
@@ -160,30 +216,50 @@ def calibrate(
     felt = learn_felt([img for _, img in empty] + all_imgs[:: max(1, len(all_imgs) // 24)])
     h, w = all_imgs[0].shape[:2]
     nadir = (w / 2, h / 2)
-    # first pass: one blob per capture, measured with a generous size guess
-    singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    # first pass: the die-shaped blobs of each capture, found with a generous size guess
+    found: list[tuple[str, str, np.ndarray, list[Blob]]] = []
     n_caps = len(all_imgs)
     for label, items in captures.items():
         for name, img in items:
-            step(0.05 + 0.35 * len(singles) / n_caps, f"finding the die in {name}")
+            step(0.05 + 0.35 * len(found) / n_caps, f"finding the die in {name}")
             if img.shape[:2] != (h, w):
                 raise BadCaptureFolder(f"{name}: frame is {img.shape[1]}x{img.shape[0]}, the "
                                        f"other captures are {w}x{h}; use one camera mode")
             blobs, _, _ = find_blobs(img, felt, 24.0)
-            blobs = [b for b in blobs if b.area > 300]
+            blobs = [b for b in blobs if b.area > 300 and die_like(b) and in_frame(b, w, h)]
             if len(blobs) > 1:  # the table's corner markers may be in the frame
                 blobs, _, _ = find_blobs(img, felt, 24.0, marker_papers(detect_markers(img)))
-                blobs = [b for b in blobs if b.area > 300]
-            if not blobs:
-                raise BadCaptureFolder(f"{name}: no die found on the felt; each capture must "
-                                       "show exactly one die")
+                blobs = [b for b in blobs
+                         if b.area > 300 and die_like(b) and in_frame(b, w, h)]
+            found.append((label, name, img, blobs))
+    # what lies in the same place in many captures belongs to the table (a seam or a stain
+    # on the felt, its darker rim), not to the die, which moves between captures
+    table = static_blobs([blobs for _, _, _, blobs in found])
+    found = [(label, name, img, [b for b, f in zip(blobs, fixed, strict=True) if not f])
+             for (label, name, img, blobs), fixed in zip(found, table, strict=True)]
+    # a die's blob is about as big in every capture: where a capture shows more than one
+    # thing (the felt's rim in a lamp's gradient, a glare spot), the die is the one of a
+    # die's size and shape, and two of them are two dice
+    sure = [blobs[0].area for _, _, _, blobs in found if len(blobs) == 1]
+    typical = float(np.median(sure)) if sure else None
+    singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    for label, name, img, blobs in found:
+        if len(blobs) > 1 and typical is not None:
+            blobs = [b for b in blobs if DIE_AREA[0] * typical <= b.area <= DIE_AREA[1] * typical]
             if len(blobs) > 1:
-                big = sorted(b.area for b in blobs)
-                if big[-2] > 0.4 * big[-1]:
-                    raise BadCaptureFolder(f"{name}: {len(blobs)} objects found on the felt; "
-                                           "each capture must show exactly one die")
-                blobs = [max(blobs, key=lambda b: b.area)]
-            singles.append((label, name, img, blobs[0]))
+                squarest = sorted(blobs, key=_fill, reverse=True)
+                if _fill(squarest[1]) < DIE_FILL_SURE:
+                    blobs = squarest[:1]
+        if not blobs:
+            raise BadCaptureFolder(f"{name}: no die found on the felt; each capture must "
+                                   "show exactly one die")
+        if len(blobs) > 1:
+            big = sorted(b.area for b in blobs)
+            if big[-2] > 0.4 * big[-1]:
+                raise BadCaptureFolder(f"{name}: {len(blobs)} objects found on the felt; "
+                                       "each capture must show exactly one die")
+            blobs = [max(blobs, key=lambda b: b.area)]
+        singles.append((label, name, img, blobs[0]))
     geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir)
     geometry.frame = (w, h)
     side, k_side, nadir = geometry.side_px, geometry.k_side, geometry.nadir
