@@ -104,24 +104,6 @@ def _turned(stored: np.ndarray, turn: float) -> np.ndarray:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def build_templates(patches: np.ndarray, labels: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Descriptors of every stored patch under small turns (label-sorted).
-
-    Returns the descriptors, their label indices and the index of the patch each came from.
-    """
-    descs, labs, src = [], [], []
-    for i, (p, lab) in enumerate(zip(patches, labels, strict=True)):
-        for turn in AUG_TURNS:
-            dog, grad = _window(band_pass(_turned(p, turn)), 0, 0)
-            descs.append(_descriptors(dog[None], grad[None], 0)[0])
-            labs.append(int(lab))
-            src.append(i)
-    labs_a = np.asarray(labs, np.int32)
-    order = np.argsort(labs_a, kind="stable")
-    return np.asarray(descs, np.float32)[order], labs_a[order], np.asarray(src)[order]
-
-
 def ink_colour(stored: np.ndarray) -> np.ndarray:
     """Shadow-invariant colours of a face: its ink, and the die body round the sticker.
 

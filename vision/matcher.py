@@ -23,24 +23,27 @@ INK_RELIABILITY_FLOOR = 0.5  # a washed-out or dim ink still weighs at least thi
 
 
 def build_templates(patches: np.ndarray, labels: np.ndarray, copies: int = COPIES
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Descriptors of every stored patch under small turns and `copies` augmented copies
     (see vision.augment; drawn from a seed per patch, so the same every time), label-sorted.
 
-    Returns the descriptors, their label indices and the index of the patch each came from.
+    Returns the descriptors, their label indices, the index of the patch each came from and
+    whether each is an augmented copy.
     """
-    descs, labs, src = [], [], []
+    descs, labs, src, aug = [], [], [], []
     for i, (p, lab) in enumerate(zip(patches, labels, strict=True)):
         views = [_turned(p, turn) for turn in AUG_TURNS]
         views += augment(p, np.random.default_rng([AUGMENT_SEED, i]), copies)
-        for v in views:
+        for k, v in enumerate(views):
             dog, grad = _window(band_pass(v), 0, 0)
             descs.append(_descriptors(dog[None], grad[None], 0)[0])
             labs.append(int(lab))
             src.append(i)
+            aug.append(k >= len(AUG_TURNS))
     labs_a = np.asarray(labs, np.int32)
     order = np.argsort(labs_a, kind="stable")
-    return np.asarray(descs, np.float32)[order], labs_a[order], np.asarray(src)[order]
+    return (np.asarray(descs, np.float32)[order], labs_a[order], np.asarray(src)[order],
+            np.asarray(aug, bool)[order])
 
 
 @dataclass
@@ -116,8 +119,14 @@ class Matcher:
         return score_labels(q, self.T, self.labels, self.n_labels)
 
 
-def make_matcher(templates: np.ndarray, tlabels: np.ndarray, n_labels: int) -> Matcher:
-    """Whiten templates by their within-label scatter (see Matcher)."""
+def make_matcher(templates: np.ndarray, tlabels: np.ndarray, n_labels: int,
+                 scatter_only: np.ndarray | None = None) -> Matcher:
+    """Whiten templates by their within-label scatter (see Matcher).
+
+    scatter_only: templates (a boolean mask) that teach the scatter but are not matched
+    against: the augmented copies say what varies within a label, while the captures' own
+    views keep the match sharp (a broadened template set lifts the runners-up too).
+    """
     t = templates.astype(np.float64)
     means = np.zeros((n_labels, t.shape[1]))
     for li in np.unique(tlabels):
@@ -133,6 +142,7 @@ def make_matcher(templates: np.ndarray, tlabels: np.ndarray, n_labels: int) -> M
     sw = (1 - shrink) * sw + shrink * np.trace(sw) / len(sw) * np.eye(len(sw))
     ev, v = np.linalg.eigh(sw)
     W = (basis @ v @ np.diag(1.0 / np.sqrt(np.maximum(ev, 1e-12))) @ v.T).astype(np.float32)
-    tp = templates @ W
+    keep = np.ones(len(templates), bool) if scatter_only is None else ~scatter_only
+    tp = templates[keep] @ W
     tp /= np.maximum(np.linalg.norm(tp, axis=1, keepdims=True), 1e-9)
-    return Matcher(W, tp.astype(np.float32), tlabels, n_labels)
+    return Matcher(W, tp.astype(np.float32), tlabels[keep], n_labels)

@@ -113,6 +113,6 @@ class Profile:
     def matcher(self) -> Matcher:
         """The templates, augmented and whitened, built once."""
         if self._matcher is None:
-            t, lab, _ = build_templates(self.patches, self.patch_labels)
-            self._matcher = make_matcher(t, lab, len(self.labels))
+            t, lab, _, aug = build_templates(self.patches, self.patch_labels)
+            self._matcher = make_matcher(t, lab, len(self.labels), aug)
         return self._matcher

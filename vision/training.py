@@ -243,6 +243,7 @@ def calibrate(
     sure = [blobs[0].area for _, _, _, blobs in found if len(blobs) == 1]
     typical = float(np.median(sure)) if sure else None
     singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    missing: list[tuple[str, str, str]] = []  # (label, capture, why) not learned from
     for label, name, img, blobs in found:
         if len(blobs) > 1 and typical is not None:
             blobs = [b for b in blobs if DIE_AREA[0] * typical <= b.area <= DIE_AREA[1] * typical]
@@ -250,16 +251,22 @@ def calibrate(
                 squarest = sorted(blobs, key=_fill, reverse=True)
                 if _fill(squarest[1]) < DIE_FILL_SURE:
                     blobs = squarest[:1]
-        if not blobs:
-            raise BadCaptureFolder(f"{name}: no die found on the felt; each capture must "
-                                   "show exactly one die")
         if len(blobs) > 1:
             big = sorted(b.area for b in blobs)
             if big[-2] > 0.4 * big[-1]:
-                raise BadCaptureFolder(f"{name}: {len(blobs)} objects found on the felt; "
-                                       "each capture must show exactly one die")
+                missing.append((label, name, f"{len(blobs)} objects found on the felt"))
+                continue
             blobs = [max(blobs, key=lambda b: b.area)]
+        if not blobs:  # left out, and named in the report; too few left is an error below
+            missing.append((label, name, "die not found"))
+            continue
         singles.append((label, name, img, blobs[0]))
+    left = {lab: sum(1 for s_lab, _, _, _ in singles if s_lab == lab) for lab in labels}
+    short = [lab for lab, n in left.items() if n < 2]
+    if short:
+        named = "; ".join(f"{n}: {why}" for lab, n, why in missing if lab in short)
+        raise BadCaptureFolder(f"{named}; each capture must show exactly one die (too few "
+                               f"captures of {', '.join(short)} left to learn from)")
     geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir)
     geometry.frame = (w, h)
     side, k_side, nadir = geometry.side_px, geometry.k_side, geometry.nadir
@@ -281,17 +288,22 @@ def calibrate(
     patches_a = np.asarray(patches, np.uint8)
     plabels_a = np.asarray(plabels, np.int32)
     names = [name for _, name, _, _ in singles]
-    return learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a, folds, t0,
-                           lambda f, m: step(0.45 + 0.55 * f, m), names)
+    profile, report = learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a,
+                                      folds, t0, lambda f, m: step(0.45 + 0.55 * f, m), names,
+                                      [(n, [why]) for _, n, why in missing])
+    return profile, report
 
 
 def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
                     patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
                     t0: float | None = None, progress: Progress | None = None,
-                    names: list[str] | None = None) -> tuple[Profile, CalibrationReport]:
+                    names: list[str] | None = None,
+                    left_out: list[tuple[str, list[str]]] | None = None
+                    ) -> tuple[Profile, CalibrationReport]:
     """Templates, thresholds and the held-out report from rectified capture patches.
 
-    names: the captures' file names, for the report's flawed captures.
+    names: the captures' file names, for the report's flawed captures; left_out: captures
+    not learned from, with why (reported first).
     """
     names = names or [f"capture {i + 1}" for i in range(len(patches_a))]
     step = progress or (lambda fraction, message: None)
@@ -305,12 +317,13 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
         idx_in_label.append(counters.get(lab, 0))
         counters[lab] = counters.get(lab, 0) + 1
     fold_of = np.asarray(idx_in_label) % folds
-    all_t, all_l, all_src = build_templates(patches_a, plabels_a)
+    all_t, all_l, all_src, all_aug = build_templates(patches_a, plabels_a)
     tfold = fold_of[all_src]
     ink_cols = np.array([ink_colour(p) for p in patches_a])
     ink_con = np.array([ink_contrast(p) for p in patches_a])
     results = []  # (truth, best, s1, margin)
-    fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels))
+    fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels),
+                                     all_aug[tfold != f])
                      for f in np.unique(fold_of)}
     for i in range(len(patches_a)):
         step(0.3 + 0.65 * i / len(patches_a), "checking the faces on held-out captures")
@@ -345,7 +358,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
     # which pairs of faces are closest: mean best cross-similarity of their captures
     means = []
-    plain_t, plain_l, _ = build_templates(patches_a, plabels_a, copies=0)
+    plain_t, plain_l, _, _ = build_templates(patches_a, plabels_a, copies=0)
     for li in range(len(labels)):
         means.append(plain_t[plain_l == li])
     closest = []
@@ -356,8 +369,9 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     closest.sort(key=lambda x: -x[2])
     flaws = capture_flaws(patches_a)
     misread_caps = {i for i, (t, b, _, _) in enumerate(results) if t != b}
-    flawed = [(names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
-              for i in range(len(names)) if flaws[i] or i in misread_caps]
+    flawed = list(left_out or []) + [
+        (names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
+        for i in range(len(names)) if flaws[i] or i in misread_caps]
     report = CalibrationReport(per_label, accuracy, abstained / len(results),
                                sorted(((a, b, n) for (a, b), n in confused.items()),
                                       key=lambda x: -x[2]), closest[:5],
@@ -365,7 +379,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     thresholds = Thresholds(min_margin=min_margin, min_score=min_score)
     profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
                       report.to_json())
-    profile._matcher = make_matcher(all_t, all_l, len(labels))
+    profile._matcher = make_matcher(all_t, all_l, len(labels), all_aug)
     misread = {lab: sum(1 for t, b, _, _ in results if t == li and b != li) / counters[li]
                for li, lab in enumerate(labels)}
     wrong_rate = sum(1 for t, b, _, _ in results if t != b) / len(results)
