@@ -204,7 +204,7 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     lamp_d /= np.linalg.norm(lamp_d)
     lamp = lamp_d * view.height_mm * 2
     truths = []
-    for x, y, yaw, touching in places:
+    for x, y, yaw, _touching in places:
         cast_shadow(img, view, np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)]),
                     lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
     for x, y, yaw, touching in places:
