@@ -42,14 +42,15 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
     6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
 }
 GRID = [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]
-SIGMAS = (1.0, 1.45, 2.1, 3.0)  # per level: three DoG bands, pip radius ~1.4-4 px
-LEVELS = 4
+SIGMAS = (1.0, 1.45, 2.1)  # per level: two DoG bands, pip radius ~1.4-3 px (the next level goes on)
+LEVELS = 5
 MIN_SIDE = 60  # a level whose shorter side is below this is not searched
 RING = 2.0  # ring radius round a candidate, in pip radii
 N_RING = 16
+MAX_ASPECT = 1.3  # a face region's longer side over its shorter
 MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much (0..1)
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
-DOG_MIN = 3  # least difference of Gaussians at a candidate (grey levels)
+DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 
 
 @dataclass
@@ -93,7 +94,9 @@ def _sample(img: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
 
 def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
     """Pip candidates of one level (grey uint8); also the lightly smoothed grey (float 0..1)."""
-    blurred = [cv2.GaussianBlur(grey, (0, 0), s) for s in SIGMAS]
+    blurred = [cv2.GaussianBlur(grey, (0, 0), SIGMAS[0])]
+    for a, b in zip(SIGMAS[:-1], SIGMAS[1:], strict=True):  # each from the last: smaller kernels
+        blurred.append(cv2.GaussianBlur(blurred[-1], (0, 0), math.sqrt(b * b - a * a)))
     smooth = blurred[0].astype(np.float32) * (1 / 255)
     found: list[_Pip] = []
     kernel = np.ones((3, 3), np.uint8)
@@ -181,39 +184,63 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
         p.r = max(p.r * 0.5, math.sqrt(tot / math.pi) * 1.15)
 
 
-def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip) -> tuple[np.ndarray, float] | None:
-    """The body region round a pip (contour in level pixels) and its grey, or None."""
+def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
+               ) -> tuple | None:
+    """The face round a pip: (hull, body grey, (centre, side, angle)) in level pixels, or
+    None when no face-shaped region of the body's colour holds it. A region that fails is
+    marked in `visited`, and a seed inside one is not grown again."""
     h, w = smooth.shape
     rx = pip.x + _RING[:, 0] * RING * pip.r
     ry = pip.y + _RING[:, 1] * RING * pip.r
     vals = _sample(smooth, rx, ry)
     i = int(np.argmin(np.abs(vals - pip.body)))
     sx, sy = int(round(rx[i])), int(round(ry[i]))
-    if not (0 <= sx < w and 0 <= sy < h):
+    if not (0 <= sx < w and 0 <= sy < h) or visited[sy, sx]:
         return None
     half = int(pip.r / 0.03) + 2
     x0, y0 = max(0, sx - half), max(0, sy - half)
     x1, y1 = min(w, sx + half + 1), min(h, sy + half + 1)
     win = bgr[y0:y1, x0:x1]
     seed = win[sy - y0, sx - x0].astype(np.float32)
-    tol = float(np.clip(0.2 * seed.max() + 6, 8, 45))
-    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-    cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
-                  4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
-    m = mask[1:-1, 1:-1]
-    if m[0].any() or m[-1].any() or m[:, 0].any() or m[:, -1].any():
-        # touching the window: a leak into the surround, unless the frame's own edge
-        edge_ok = ((x0 == 0 or not m[:, 0].any()) and (x1 == w or not m[:, -1].any()) and
-                   (y0 == 0 or not m[0].any()) and (y1 == h or not m[-1].any()))
-        if not edge_ok:
-            return None
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not cs:
+    tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
+        if tol < 4:
+            break
+        mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+        cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
+                      4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+        m = mask[1:-1, 1:-1]
+        # touching the window is a leak into the surround (at the frame's edge: a die cut
+        # by the frame, not read)
+        if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
+            continue
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not cs:
+            continue
+        c = max(cs, key=cv2.contourArea)
+        hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
+        shape = _face_shape(hull, pip.r)
+        if shape is None:
+            continue
+        body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
+        return hull, body, shape
+    visited[y0:y1, x0:x1] |= m > 0
+    return None
+
+
+def _face_shape(hull: np.ndarray, r: float) -> tuple[tuple[float, float], float, float] | None:
+    """Centre, side and angle of a region that can be a die's face (compact, square, the
+    pips' size), else None."""
+    area = cv2.contourArea(hull)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
+    if rw < 3 or rh < 3:
         return None
-    c = max(cs, key=cv2.contourArea)
-    body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
-    return (c.reshape(-1, 2) + [x0, y0]).astype(np.float32), body
+    side = math.sqrt(rw * rh)
+    if (max(rw, rh) / min(rw, rh) <= MAX_ASPECT and area / (rw * rh) >= 0.78
+            and 0.045 <= r / side <= 0.22):
+        return (cx, cy), side, ang % 90.0
+    return None
 
 
 def _fit_grid(pips: list[_Pip], n: int, angle0: float, side: float
@@ -307,29 +334,16 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
     """Faces found at one pyramid level."""
     pips, smooth = _candidates(grey)
     faces: list[_Face] = []
-    tried: list[np.ndarray] = []
+    visited = np.zeros(grey.shape, bool)
     for p in pips:
         pt = (p.x, p.y)
         if any(cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r for f in faces):
             continue
-        if any(cv2.pointPolygonTest(h, pt, False) >= 0 for h in tried):
-            continue
-        grown = _grow_face(bgr, smooth, p)
+        grown = _grow_face(bgr, smooth, p, visited)
         if grown is None:
             continue
-        contour, body = grown
-        hull = cv2.convexHull(contour)
-        area = cv2.contourArea(hull)
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
-        if rw < 3 or rh < 3:
-            continue
-        side = math.sqrt(rw * rh)
-        ok = (max(rw, rh) / min(rw, rh) <= 1.3 and area / (rw * rh) >= 0.78
-              and 0.03 <= p.r / side <= 0.22)
-        if not ok:
-            tried.append(hull)
-            continue
-        faces.append(_Face(level, (cx, cy), side, ang % 90.0, hull, body, p.light, []))
+        hull, body, (centre, side, ang) = grown
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, []))
     for f in faces:
         for p in pips:
             if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
@@ -348,7 +362,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
             bgr = cv2.pyrDown(bgr)
         if min(bgr.shape[:2]) < MIN_SIDE:
             break
-        smooth_bgr = cv2.GaussianBlur(bgr, (0, 0), 0.8)
+        smooth_bgr = cv2.GaussianBlur(bgr, (3, 3), 0.8) if level == 0 else bgr
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         faces, smooth = _faces_at_level(smooth_bgr, grey, level)
         scale = 2 ** level
