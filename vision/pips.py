@@ -47,6 +47,8 @@ LEVELS = 5
 MIN_SIDE = 60  # a level whose shorter side is below this is not searched
 RING = 2.0  # ring radius round a candidate, in pip radii
 N_RING = 16
+MAX_OFF = 0.14  # the pips' centre may be this far (face sides) from the face region's
+MIN_ISOTROPY = 0.8  # a grid of pips squeezed more than this is a side face
 MAX_ASPECT = 1.3  # a face region's longer side over its shorter
 MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much (0..1)
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
@@ -220,7 +222,7 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
             continue
         c = max(cs, key=cv2.contourArea)
         hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
-        shape = _face_shape(hull, pip.r)
+        shape = _face_shape(hull, pip.r, min(h, w))
         if shape is None:
             continue
         body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
@@ -229,14 +231,17 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     return None
 
 
-def _face_shape(hull: np.ndarray, r: float) -> tuple[tuple[float, float], float, float] | None:
+def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, float], float,
+                                                                  float] | None:
     """Centre, side and angle of a region that can be a die's face (compact, square, the
-    pips' size), else None."""
+    pips' size, under 0.4 of the frame's shorter side), else None."""
     area = cv2.contourArea(hull)
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 3 or rh < 3:
         return None
     side = math.sqrt(rw * rh)
+    if side > 0.4 * frame:
+        return None
     if (max(rw, rh) / min(rw, rh) <= MAX_ASPECT and area / (rw * rh) >= 0.78
             and 0.045 <= r / side <= 0.22):
         return (cx, cy), side, ang % 90.0
@@ -270,6 +275,22 @@ def _fit_grid(pips: list[_Pip], n: int, angle0: float, side: float
     k = int(np.argmin(res))
     best = (float(res[k]), float(turns[k]), float(s[k]))
     return (float(c[0]), float(c[1])), best[1], best[2], best[0]
+
+
+def _anisotropy(pips: list[_Pip], n: int, centre: tuple[float, float], angle: float,
+                s: float) -> float:
+    """How square the pips' grid is (1 = square): the smaller over the larger singular value
+    of the linear map from count n's layout to the pips. A side face seen at a slant is
+    squeezed along one direction; a top face, parallel to the picture, is not."""
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    q = (np.array(LAYOUTS[n], np.float64) * s) @ rot.T
+    d = np.array([[p.x - centre[0], p.y - centre[1]] for p in pips])
+    j = np.argmin(np.linalg.norm(d[:, None, :] - q[None, :, :], axis=2), 1)
+    qa = q[j]
+    m, *_ = np.linalg.lstsq(qa, d, rcond=None)
+    sv = np.linalg.svd(m, compute_uv=False)
+    return float(sv[-1] / max(sv[0], 1e-9))
 
 
 def _grid_values(smooth: np.ndarray, centre: tuple[float, float], angle: float, s: float,
@@ -307,6 +328,10 @@ def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tup
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle
     if not 0.17 * face.side <= s <= 0.42 * face.side:
         return None, 0.3, "pip spacing does not fit the face", centre, angle
+    if math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) > MAX_OFF * face.side:
+        return None, 0.3, "the pips are not in the middle of the face", centre, angle
+    if n >= 4 and _anisotropy(face.pips, n, centre, angle, s) < MIN_ISOTROPY:
+        return None, 0.2, "a side face seen at a slant", centre, angle
     r = float(np.median([p.r for p in face.pips]))
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
     occ = [_occupancy(n, k) for k in range(4)]
@@ -378,9 +403,32 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
             found.append((conf, rd))
     # the same face at two levels: keep the surer reading
     found.sort(key=lambda t: -t[0])
-    out: list[ObjectReading] = []
+    kept: list[ObjectReading] = []
     for _, rd in found:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 0.4 * max(rd.size_px, o.size_px) for o in out):
-            out.append(rd)
+               > 0.4 * max(rd.size_px, o.size_px) for o in kept):
+            kept.append(rd)
+    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    return [rd for i, rd in enumerate(kept) if i not in side]
+
+
+def _side_faces(faces: list[ObjectReading], centre: tuple[float, float]) -> set[int]:
+    """Faces that are another die's side face, not a top face.
+
+    A die away from the middle of the picture shows side faces next to its top face, on the
+    side towards the middle. Touching dice stand at least a side apart, centre to centre;
+    a top face and its own side face are closer. Of two faces closer than 0.8 of the outer
+    one's side (the outer one read), the one nearer the middle is a side face. (A side face
+    showing four or more pips is also told by its squeezed grid, in `_judge`.)
+    """
+    out: set[int] = set()
+    for i, a in enumerate(faces):
+        for b in faces:
+            if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
+                continue
+            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= 0.8 * b.size_px:
+                continue
+            if math.hypot(a.center[0] - centre[0], a.center[1] - centre[1]) < math.hypot(
+                    b.center[0] - centre[0], b.center[1] - centre[1]):
+                out.add(i)
     return out
