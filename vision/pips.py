@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -154,7 +155,13 @@ def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
             grid.setdefault((gx, gy), []).append(p)
     for p in kept:
         _refine(p, smooth)
-    return kept, smooth
+    # two candidates that settled on one spot are one
+    out: list[_Pip] = []
+    for p in kept:
+        if all((p.x - q.x) ** 2 + (p.y - q.y) ** 2 > (0.6 * max(p.r, q.r)) ** 2 or
+               p.light != q.light for q in out):
+            out.append(p)
+    return out, smooth
 
 
 def _same_spot(p: _Pip, q: _Pip, smooth: np.ndarray) -> bool:
@@ -319,20 +326,47 @@ def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
 
 
 def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tuple, float]:
-    """(label, confidence, why, grid centre, grid angle) for a face."""
-    n = len(face.pips)
+    """(label, confidence, why, grid centre, grid angle) for a face.
+
+    When the face's spots are not a die's layout, one or two may be strays (a side face's
+    pip caught at the rim, a speck): the reading stands if the spots left, with one or two
+    set aside, make a layout that the face's nine grid points confirm, and every such
+    choice agrees on the count."""
+    first = _judge_spots(face, face.pips, smooth)
+    if first[0] is not None or not 2 <= len(face.pips) <= 9:
+        return first
+    alts = []
+    for k in (1, 2):
+        for drop in combinations(range(len(face.pips)), k):
+            spots = [p for i, p in enumerate(face.pips) if i not in drop]
+            if len(spots) <= 6:
+                alt = _judge_spots(face, spots, smooth)
+                if alt[0] is not None:
+                    alts.append(alt)
+        if alts:
+            break
+    if len({a[0] for a in alts}) != 1:
+        return first
+    return max(alts, key=lambda a: a[1])
+
+
+def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
+                 ) -> tuple[str | None, float, str, tuple, float]:
+    """_judge for one choice of the face's spots."""
+    n = len(spots)
     if not 1 <= n <= 6:
         return None, 0.2, f"{n} spots on the face", face.center, face.angle
-    centre, angle, s, res = _fit_grid(face.pips, n, face.angle, face.side)
+    centre, angle, s, res = _fit_grid(spots, n, face.angle, face.side)
     if res > 0.22:
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle
     if not 0.17 * face.side <= s <= 0.42 * face.side:
         return None, 0.3, "pip spacing does not fit the face", centre, angle
-    if math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) > MAX_OFF * face.side:
+    off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / face.side
+    if off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
         return None, 0.3, "the pips are not in the middle of the face", centre, angle
-    if n >= 4 and _anisotropy(face.pips, n, centre, angle, s) < MIN_ISOTROPY:
+    if n >= 4 and _anisotropy(spots, n, centre, angle, s) < MIN_ISOTROPY:
         return None, 0.2, "a side face seen at a slant", centre, angle
-    r = float(np.median([p.r for p in face.pips]))
+    r = float(np.median([p.r for p in spots]))
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
     occ = [_occupancy(n, k) for k in range(4)]
     # the pips' level as the same sampler sees it, on the layout's own points
@@ -340,10 +374,14 @@ def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tup
     span = pip_v - face.body
     if abs(span) < 0.03:
         return None, 0.2, "pips too faint", centre, angle
-    t = (vals - face.body) / span
+    ts = [(vals - face.body) / span]
+    if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
+        ts += [(_grid_values(smooth, centre, angle, f * face.side, min(r, 0.4 * s)) - face.body)
+               / span for f in (0.27, 0.32, 0.37)]
     errs = {}
     for m in range(1, 7):
-        errs[m] = min(float(np.max(np.abs(t - _occupancy(m, k)))) for k in range(4))
+        errs[m] = min(max(float(np.max(np.abs(t - _occupancy(m, k)))) for t in ts)
+                      for k in range(4))
     order = sorted(errs, key=errs.get)
     best, second = order[0], order[1]
     err = errs[best]
