@@ -59,16 +59,21 @@ class KindResult:
 
 
 def score(res: KindResult, truths: list, readings: list, hard: bool, seed: int) -> None:
-    """Match readings to true dice (nearest centre within MATCH sides) and count."""
+    """Match readings to true dice (nearest centre within MATCH sides) and count; dice cut
+    by the frame's edge are left out."""
     used: set[int] = set()
-    for t in truths:
-        res.dice += 1
-        res.hard_dice += hard
+    for t in sorted(truths, key=lambda t: not t.in_frame):
         best, best_d = None, MATCH * t.side_px
         for i, r in enumerate(readings):
             d = math.hypot(r.center[0] - t.center[0], r.center[1] - t.center[1])
             if i not in used and d < best_d:
                 best, best_d = i, d
+        if not t.in_frame:  # a die cut by the frame: whatever is read of it is not scored
+            if best is not None:
+                used.add(best)
+            continue
+        res.dice += 1
+        res.hard_dice += hard
         if best is None:
             res.missed += 1
             res.abstained += 1

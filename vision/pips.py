@@ -325,13 +325,14 @@ def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
     return occ
 
 
-def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tuple, float]:
-    """(label, confidence, why, grid centre, grid angle) for a face.
+def _judge(face: _Face, smooth: np.ndarray
+           ) -> tuple[str | None, float, str, tuple, float, float]:
+    """(label, confidence, why, grid centre, grid angle, grid spacing) for a face.
 
     When the face's spots are not a die's layout, one or two may be strays (a side face's
     pip caught at the rim, a speck): the reading stands if the spots left, with one or two
-    set aside, make a layout that the face's nine grid points confirm, and every such
-    choice agrees on the count."""
+    set aside, make a layout of four to six pips that the face's nine grid points confirm,
+    the strays lie off that grid, and every such choice agrees on the count."""
     first = _judge_spots(face, face.pips, smooth)
     if first[0] is not None or not 2 <= len(face.pips) <= 9:
         return first
@@ -339,10 +340,16 @@ def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tup
     for k in (1, 2):
         for drop in combinations(range(len(face.pips)), k):
             spots = [p for i, p in enumerate(face.pips) if i not in drop]
-            if len(spots) <= 6:
-                alt = _judge_spots(face, spots, smooth)
-                if alt[0] is not None:
-                    alts.append(alt)
+            if not 4 <= len(spots) <= 6:  # only a rich layout checks itself well enough
+                continue
+            alt = _judge_spots(face, spots, smooth)
+            if alt[0] is None:
+                continue
+            # a stray lies off the face's grid; a pip of the face would lie on it
+            (cx, cy), sp = alt[3], alt[5]
+            if all(math.hypot(face.pips[i].x - cx, face.pips[i].y - cy) > 1.7 * sp
+                   for i in drop):
+                alts.append(alt)
         if alts:
             break
     if len({a[0] for a in alts}) != 1:
@@ -351,21 +358,21 @@ def _judge(face: _Face, smooth: np.ndarray) -> tuple[str | None, float, str, tup
 
 
 def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
-                 ) -> tuple[str | None, float, str, tuple, float]:
-    """_judge for one choice of the face's spots."""
+                 ) -> tuple[str | None, float, str, tuple, float, float]:
+    """_judge for one choice of the face's spots (and the grid's spacing)."""
     n = len(spots)
     if not 1 <= n <= 6:
-        return None, 0.2, f"{n} spots on the face", face.center, face.angle
+        return None, 0.2, f"{n} spots on the face", face.center, face.angle, 0.0
     centre, angle, s, res = _fit_grid(spots, n, face.angle, face.side)
     if res > 0.22:
-        return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle
+        return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
     if not 0.17 * face.side <= s <= 0.42 * face.side:
-        return None, 0.3, "pip spacing does not fit the face", centre, angle
+        return None, 0.3, "pip spacing does not fit the face", centre, angle, s
     off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / face.side
     if off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
-        return None, 0.3, "the pips are not in the middle of the face", centre, angle
+        return None, 0.3, "the pips are not in the middle of the face", centre, angle, s
     if n >= 4 and _anisotropy(spots, n, centre, angle, s) < MIN_ISOTROPY:
-        return None, 0.2, "a side face seen at a slant", centre, angle
+        return None, 0.2, "a side face seen at a slant", centre, angle, s
     r = float(np.median([p.r for p in spots]))
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
     occ = [_occupancy(n, k) for k in range(4)]
@@ -373,7 +380,7 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
     pip_v = float(np.median(vals[occ[0] > 0])) if n != 1 else float(vals[4])
     span = pip_v - face.body
     if abs(span) < 0.03:
-        return None, 0.2, "pips too faint", centre, angle
+        return None, 0.2, "pips too faint", centre, angle, s
     ts = [(vals - face.body) / span]
     if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
         ts += [(_grid_values(smooth, centre, angle, f * face.side, min(r, 0.4 * s)) - face.body)
@@ -387,10 +394,10 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
     err = errs[best]
     if best != n or err > MAX_GRID_ERR:
         return None, 0.3, f"{n} spots found but the face reads as {best} (off by {err:.2f})", \
-            centre, angle
+            centre, angle, s
     conf = 0.5 + 0.5 * min(1.0, (MAX_GRID_ERR - err) / MAX_GRID_ERR + 0.1 * (
         errs[second] - err))
-    return str(n), float(min(1.0, conf)), "", centre, angle
+    return str(n), float(min(1.0, conf)), "", centre, angle, s
 
 
 def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list[_Face], np.ndarray]:
@@ -430,7 +437,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         faces, smooth = _faces_at_level(smooth_bgr, grey, level)
         scale = 2 ** level
         for f in faces:
-            label, conf, why, centre, angle = _judge(f, smooth)
+            label, conf, why, centre, angle, _ = _judge(f, smooth)
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(angle)
             half = f.side / 0.88 / 2 * scale

@@ -121,8 +121,10 @@ def sample_view(rng: np.random.Generator, size: tuple[int, int], object_mm: floa
                 object_px: tuple[float, float]) -> View:
     """A camera for a frame of `size` in which an object of object_mm spans object_px px."""
     w, h = size
-    height = rng.uniform(250.0, 1000.0)
-    f = rng.uniform(*object_px) * height / object_mm
+    # a real lens: a field of view from a phone's or a webcam's (about 90 degrees across the
+    # longer side) to a narrow one; the camera's height follows from the object's size
+    f = rng.uniform(0.55, 1.6) * max(w, h)
+    height = f * object_mm / rng.uniform(*object_px)
     pp = (w / 2 + rng.uniform(-0.1, 0.1) * w, h / 2 + rng.uniform(-0.1, 0.1) * h)
     return View(w, h, float(f), float(height), (float(pp[0]), float(pp[1])))
 

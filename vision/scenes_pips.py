@@ -80,6 +80,7 @@ class PipTruth:
     center: tuple[float, float]
     side_px: float
     touching: bool
+    in_frame: bool = True  # the top face wholly in the picture (else not scored)
 
 
 @dataclass
@@ -226,5 +227,8 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
             paste_quad(img, tex, view.project(pts), alpha, shade)
         top_pts = faces[0][1]
         c = view.project(top_pts.mean(0, keepdims=True))[0]
-        truths.append(PipTruth(str(top), (float(c[0]), float(c[1])), float(die_px), touching))
+        corners = view.project(top_pts)
+        inside = bool(np.all((corners >= 0) & (corners < [w, h])))
+        truths.append(PipTruth(str(top), (float(c[0]), float(c[1])), float(die_px), touching,
+                               inside))
     return PipScene(finish(img, rng, light), truths, hard, kind)
