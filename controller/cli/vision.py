@@ -74,9 +74,9 @@ def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--unseen-art", action="store_true",
                    help="label art the recognizer was not developed on (serif, no frame, one "
                         "ink for all dice)")
+    p.add_argument("--json", action="store_true")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
                    help="what to read: labelled dice (default) or pip dice")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench_vision)
 
 
