@@ -20,8 +20,10 @@ KINDS = ("pips",)
 
 
 def _fail(msg: str) -> int:
-    print(f"feltbank: error: {msg}", file=sys.stderr)
-    return 1
+    """The vision commands' one error printer (imported late: vision.py imports this module)."""
+    from controller.cli.vision import _fail as fail
+
+    return fail(msg)
 
 
 def cmd_recognize_kind(args: argparse.Namespace) -> int:
