@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from controller.cli.common import add_config_option, config_of
+from controller.cli.vision_kinds import KINDS, cmd_bench_kind, cmd_recognize_kind
 from vision.errors import VisionError
 
 ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
@@ -54,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", metavar="PROFILE", default=str(CALIBRATION / die_set),
                    help=f"profile folder or store (default: the shipped calibration/{die_set})")
     p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
+                   help="what to read: labelled dice with a profile (default) or pip dice")
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.add_argument("--table", action="store_true",
@@ -91,6 +94,8 @@ def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--unseen-art", action="store_true",
                    help="with --classic: label art the recognizer was not developed on")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
+                   help="what to read: labelled dice (default) or pip dice")
     p.set_defaults(func=cmd_bench_vision)
 
 
@@ -198,6 +203,8 @@ def cmd_recognize(args: argparse.Namespace) -> int:
     from vision.profile import load_profile
     from vision.recognizer import Recognizer
 
+    if args.kind != "dice":
+        return cmd_recognize_kind(args)
     try:
         rec = Recognizer(load_profile(args.profile, die_set=args.die_set))
     except VisionError as e:
@@ -245,6 +252,8 @@ def cmd_bench_vision(args: argparse.Namespace) -> int:
     import os
     import subprocess
 
+    if args.kind != "dice":
+        return cmd_bench_kind(args)
     n = args.dice or (60 if args.quick else 1000)
     tables = args.tables or (1 if args.quick else (4 if args.classic else 10))
     per_label = 4 if args.quick else 6
