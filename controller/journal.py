@@ -106,12 +106,13 @@ class Journal:
     def __init__(self, path: str | Path, *, readonly: bool = False, create: bool = True):
         self.path = Path(path)
         self.readonly = readonly
+        # The file is only ever touched through SQLite: closing any other descriptor of it
+        # would drop this process's POSIX locks, and another opener would then take itself
+        # for the last one and remove the WAL this process still writes into.
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists and (readonly or not create):
             raise JournalError(f"{self.path}: no journal there")
-        if exists:
-            self._check_header()
-        else:
+        if not exists:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
@@ -126,14 +127,14 @@ class Journal:
                 self.db.execute("PRAGMA synchronous=FULL")
                 self._migrate()
         except sqlite3.DatabaseError as exc:
+            db = getattr(self, "db", None)
+            if db is not None:
+                db.close()
+            if "file is not a database" in str(exc):
+                raise JournalError(f"{self.path} is not a feltbank journal: not a SQLite file "
+                                   "(corrupt, or something else); nothing was changed"
+                                   ) from None
             raise JournalError(f"{self.path} is not a usable journal: {exc}") from None
-
-    def _check_header(self) -> None:
-        with open(self.path, "rb") as f:
-            head = f.read(16)
-        if head != b"SQLite format 3\0":
-            raise JournalError(f"{self.path} is not a feltbank journal: not a SQLite file "
-                               "(corrupt, or something else); nothing was changed")
 
     def _check_identity(self, exists: bool) -> None:
         app_id = self.db.execute("PRAGMA application_id").fetchone()[0]

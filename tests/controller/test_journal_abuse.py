@@ -1,0 +1,93 @@
+"""The journal under abuse: its file touched only through SQLite, verified on one snapshot,
+owned by one process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from controller.games.base import Command
+from controller.games.play import seated_table
+from controller.journal import Journal
+from controller.table import Table
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "journal.sqlite3"
+
+
+def seated(path) -> Table:
+    table = Table(Journal(path))
+    for cmd in seated_table("hazard", players=2, coins=100):
+        table.submit(cmd)
+    return table
+
+
+def in_another_process(code: str) -> str:
+    """Run `code` in a fresh python (another process: its own POSIX locks); its output."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_reader_of_the_journal_never_drops_the_writers_locks(path):
+    """Issue 14, item 1, exactly: the server writes; a page opens and closes a read-only
+    journal in the server's process; another process opens the file read-write, queries and
+    closes; the server then acknowledges 20 more commands. Every one of them must be in the
+    file as any other process sees it (with the WAL unlinked, all 20 were gone)."""
+    table = seated(path)
+    for n in range(5):
+        table.submit(Command("buy-in", {"player": "P1", "amount": 1}, f"before-{n}"))
+    # A dashboard page: a read-only journal opened and closed in the server's process.
+    Journal(path, readonly=True).close()
+    # Another read-write opener (a plain sqlite3.connect that queries and closes).
+    in_another_process(f"""
+        import sqlite3
+        db = sqlite3.connect({str(path)!r})
+        db.execute("SELECT count(*) FROM commands").fetchone()
+        db.close()
+    """)
+    acknowledged = [table.submit(Command("buy-in", {"player": "P1", "amount": 1}, f"ack-{n}"))
+                    for n in range(20)]
+    assert not any(o.repeated for o in acknowledged)
+    # What a restart after a SIGKILL would find: the file as another process reads it.
+    seen = in_another_process(f"""
+        import sqlite3
+        db = sqlite3.connect("file:{path}?mode=ro", uri=True)
+        print(db.execute("SELECT count(*) FROM commands WHERE id LIKE 'ack-%'").fetchone()[0])
+    """)
+    assert seen == "20"
+    wal = path.with_name(path.name + "-wal")
+    assert wal.exists(), "the WAL the server writes into was removed under it"
+    table.journal.close()
+
+
+def test_the_journal_file_is_never_opened_with_python_open(path, monkeypatch):
+    """Closing any descriptor of a SQLite file drops the process's locks on it: the journal
+    touches its file only through SQLite."""
+    seated(path).journal.close()
+    import builtins
+    import io
+    import os
+
+    real_open, real_io_open, real_os_open = builtins.open, io.open, os.open
+    touched = []
+
+    def watch(real):
+        def opener(file, *args, **kwargs):
+            if str(file).startswith(str(path)):
+                touched.append(str(file))
+            return real(file, *args, **kwargs)
+        return opener
+
+    monkeypatch.setattr(builtins, "open", watch(real_open))
+    monkeypatch.setattr(io, "open", watch(real_io_open))
+    monkeypatch.setattr(os, "open", watch(real_os_open))
+    Journal(path).close()
+    Journal(path, readonly=True).close()
+    assert touched == []
