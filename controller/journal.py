@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -300,8 +301,26 @@ class Journal:
                                    ) from None
         return state
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Journal]:
+        """Every read inside sees the journal as of one moment (one read transaction), however
+        many commands the running table commits meanwhile (WAL: it never waits for us)."""
+        if self.db.in_transaction:
+            yield self
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            self.db.execute("COMMIT")
+
     def verify(self) -> Verification:
-        """Replay every command from scratch and check events, legs and every balance."""
+        """Replay every command from scratch and check events, legs and every balance, all
+        read from one snapshot."""
+        with self.snapshot():
+            return self._verify()
+
+    def _verify(self) -> Verification:
         report = Verification()
         state: State | None = None
         for record in self.records():

@@ -91,3 +91,33 @@ def test_the_journal_file_is_never_opened_with_python_open(path, monkeypatch):
     Journal(path).close()
     Journal(path, readonly=True).close()
     assert touched == []
+
+
+def test_verify_on_a_live_table_reads_one_snapshot(path, monkeypatch):
+    """Issue 14, item 3: commands committed while `journal verify` replays are not in its
+    snapshot; replay and account sums agree (no false alarm)."""
+    from controller import games
+
+    table = seated(path)
+    real_apply = games.apply
+    writes = iter(range(3))
+
+    def apply_while_the_table_plays(state, cmd):
+        # Each replayed command lets the live table commit one more (up to three).
+        outcome = real_apply(state, cmd)
+        n = next(writes, None)
+        if n is not None:
+            monkeypatch.setattr(games, "apply", real_apply)
+            table.submit(Command("buy-in", {"player": "P1", "amount": 7}, f"live-{n}"))
+            monkeypatch.setattr(games, "apply", apply_while_the_table_plays)
+        return outcome
+
+    with Journal(path, readonly=True) as reader:
+        before = len(reader)
+        monkeypatch.setattr(games, "apply", apply_while_the_table_plays)
+        report = reader.verify()
+        monkeypatch.setattr(games, "apply", real_apply)
+        assert report.problems == []
+        assert report.commands == before
+        assert len(reader) == before + 3  # the snapshot ended with verify
+    table.journal.close()
