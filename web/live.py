@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
+from controller.journal import Journal
 from controller.table import Outcome
 from web.auth import login_required
 from web.camera import camera_status
@@ -80,46 +81,88 @@ def _last_event_id() -> int | None:
     return value
 
 
+class EventFeed:
+    """One client's view of the table: every outcome exactly once, in journal order, each
+    batch followed by the state it leads to (`id` = the journal seq); resumable from the
+    Last-Event-ID, from the broadcaster's window or else from the journal itself.
+
+    It never blocks: `opening()` and `news()` give the SSE text to send now; the server waits
+    (`broadcaster.wait`, or an asyncio event) for `ready()` in between."""
+
+    def __init__(self, table, broadcaster: Broadcaster, live=None, last_id: int | None = None,
+                 retry_ms: int = 2000):
+        self.table, self.broadcaster, self.live = table, broadcaster, live
+        self.last_id, self.retry_ms = last_id, retry_ms
+        self.cursor = 0
+        self.version = broadcaster.pending_version
+
+    def opening(self) -> list[str]:
+        """The retry delay, the outcomes missed since Last-Event-ID, then the state."""
+        view = self.table.view()
+        seq = view.get("seq", 0)
+        chunks = [f"retry: {self.retry_ms}\n\n"]
+        if self.last_id is not None and self.last_id < seq:
+            chunks += self._outcomes(self.last_id, seq)
+        chunks.append(sse(view, "state", seq))
+        self.cursor = seq
+        return chunks
+
+    def ready(self) -> bool:
+        b = self.broadcaster
+        return b.last > self.cursor or b.pending_version != self.version
+
+    def news(self) -> list[str]:
+        """What happened since the last call: the outcomes after the cursor up to the state
+        read now, that state, and the camera's waiting reading when it changed."""
+        chunks = []
+        if self.broadcaster.last > self.cursor:
+            view = self.table.view()
+            seq = view.get("seq", self.cursor)
+            if seq > self.cursor:
+                chunks += self._outcomes(self.cursor, seq)
+                chunks.append(sse(view, "state", seq))
+                self.cursor = seq
+        if self.broadcaster.pending_version != self.version:
+            self.version = self.broadcaster.pending_version
+            pending = self.live.pending if self.live is not None else None
+            # No id: a camera reading is not a journal event.
+            chunks.append(sse(pending.to_json() if pending else None, "reading"))
+        return chunks
+
+    def _outcomes(self, after: int, upto: int) -> list[str]:
+        """The outcomes after `after` up to `upto` inclusive, each once, in order."""
+        held = self.broadcaster.since(after)
+        if held is not None:
+            items = [(s, o) for s, o in held if s <= upto]
+            if (items[-1][0] if items else after) == upto:
+                return [sse(o, "outcome", s) for s, o in items]
+        # Older than the broadcaster's window: read them from the journal.
+        with Journal(self.table.journal.path, readonly=True) as journal:
+            return [sse(Outcome(r.seq, r.command, r.events).to_json(), "outcome", r.seq)
+                    for r in journal.records(after=after) if r.seq <= upto]
+
+
 @bp.get("/live/events")
 @login_required
 def events() -> Response:
-    """The table's stream: its state (or the missed outcomes) on connect, then each outcome."""
+    """The table's stream: the missed outcomes and the state on connect, then each outcome
+    followed by the state."""
     app = current_app._get_current_object()
-    table = app.extensions["feltbank.table"]
     broadcaster: Broadcaster = app.extensions["feltbank.broadcaster"]
-    live = app.extensions["feltbank.live"]
+    feed = EventFeed(app.extensions["feltbank.table"], broadcaster,
+                     app.extensions["feltbank.live"], _last_event_id(),
+                     app.config["SSE_RETRY_MS"])
     keepalive = app.config["SSE_KEEPALIVE"]
     lifetime = app.config["SSE_MAX_SECONDS"]
-    last_id = _last_event_id()
 
     def stream() -> Iterator[str]:
-        view = table.view()
-        sent = view.get("seq", 0)
-        yield f"retry: {app.config['SSE_RETRY_MS']}\n\n"
-        missed = broadcaster.since(last_id) if last_id is not None and last_id <= sent else None
-        if missed is not None:
-            for seq, outcome in missed:
-                if seq <= sent:
-                    yield sse(outcome, "outcome", seq)
-        yield sse(view, "state", sent)
-        version = broadcaster.pending_version
+        yield from feed.opening()
         end = time.monotonic() + lifetime
         while time.monotonic() < end:
-            if not broadcaster.wait(sent, keepalive, version):
+            if not broadcaster.wait(feed.cursor, keepalive, feed.version):
                 yield ": keepalive\n\n"
                 continue
-            if broadcaster.last > sent:
-                missed = broadcaster.since(sent)
-                for seq, outcome in missed or ():
-                    yield sse(outcome, "outcome", seq)
-                view = table.view()
-                sent = view.get("seq", sent)
-                yield sse(view, "state", sent)
-            if broadcaster.pending_version != version:
-                version = broadcaster.pending_version
-                pending = live.pending if live is not None else None
-                # No id: a camera reading is not a journal event.
-                yield sse(pending.to_json() if pending else None, "reading")
+            yield from feed.news()
 
     return Response(stream(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
