@@ -17,7 +17,7 @@ from pathlib import Path
 from controller import games
 from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Event, State
-from controller.ledger import Entry
+from controller.ledger import Books, Entry
 
 #: 'FBNK': marks a SQLite file as a feltbank journal.
 APPLICATION_ID = 0x46424E4B
@@ -270,17 +270,48 @@ class Journal:
 
     def entries(self) -> Iterator[Entry]:
         """Every ledger entry in order, rebuilt from the stored legs."""
+        for _, entries in self._entries_by_seq():
+            yield from entries
+
+    def _entries_by_seq(self) -> Iterator[tuple[int, list[Entry]]]:
         rows = self.db.execute("SELECT seq, entry, kind, account, amount FROM legs "
                                "ORDER BY seq, entry, rowid")
         key, kind, legs = None, "", []
+        entries: list[Entry] = []
         for seq, entry, k, account, amount in rows:
             if (seq, entry) != key:
                 if legs:
-                    yield Entry(kind, tuple(legs))
+                    entries.append(Entry(kind, tuple(legs)))
+                if key is not None and seq != key[0]:
+                    yield key[0], entries
+                    entries = []
                 key, kind, legs = (seq, entry), k, []
             legs.append((account, amount))
         if legs:
-            yield Entry(kind, tuple(legs))
+            entries.append(Entry(kind, tuple(legs)))
+            yield key[0], entries
+
+    def books(self) -> Books:
+        """The session's figures (statements, kinds, the house's result) from one snapshot;
+        the table keeps them up to date from there on."""
+        books = Books()
+        with self.snapshot():
+            for seq, entries in self._entries_by_seq():
+                books.add(seq, None, entries)
+            books.kinds |= {k for (k,) in self.db.execute("SELECT DISTINCT kind FROM commands")}
+        return books
+
+    def latest(self, limit: int, kind: str = "", text: str = "") -> list[Record]:
+        """The last `limit` records, newest first; only those of command `kind` and those
+        whose arguments or events hold `text` (any case), when given. Reads from the end of
+        the journal and stops there: its length does not matter."""
+        rows = self.db.execute(
+            "SELECT seq, id, kind, args, events, source, at FROM commands "
+            "WHERE (:kind = '' OR kind = :kind) "
+            "AND (:text = '' OR instr(lower(args || ' ' || events), :text) > 0) "
+            "ORDER BY seq DESC LIMIT :limit",
+            {"kind": kind, "text": text.lower(), "limit": limit})
+        return [self._record(row) for row in rows]
 
     def account_sums(self) -> dict[str, int]:
         """Each account's balance as the sum of its stored legs."""

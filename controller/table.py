@@ -11,14 +11,14 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from controller import games
 from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Engine, Event, State
 from controller.journal import Journal, TransactionHook
-from controller.ledger import Statement, statements
+from controller.ledger import Statement
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,9 @@ class Table:
         self._listeners: list[Callable[[Outcome], None]] = []
         self._hooks: list[TransactionHook] = []
         self.state: State | None = journal.rebuild()
+        #: The session's figures, kept up to date command by command (pages never sum the
+        #: whole journal).
+        self._books = journal.books()
 
     @property
     def engine(self) -> Engine | None:
@@ -90,6 +93,7 @@ class Table:
                 raise JournalError(f"the journal {self.journal.path} could not store "
                                    f"{cmd.kind!r}: {exc}; nothing changed") from exc
             self.state = state
+            self._books.add(seq, cmd.kind, [entry for e in events for entry in e.entries])
             outcome = Outcome(seq, cmd, events)
             # Told in journal order, under the lock: listeners only enqueue, they never block.
             for listener in list(self._listeners):
@@ -116,6 +120,16 @@ class Table:
                     **self.engine.view(self.state)}
 
     def statements(self) -> dict[str, Statement]:
-        """Every player's session statement from the journal's entries."""
+        """Every player's session statement (kept as commands are stored)."""
         with self._lock:
-            return statements(self.journal.entries())
+            return {name: replace(s) for name, s in self._books.statements.items()}
+
+    def house_series(self) -> list[tuple[int, int]]:
+        """(seq, the bank's balance after it), thinned for a chart, every extreme kept."""
+        with self._lock:
+            return self._books.house_series()
+
+    def command_kinds(self) -> list[str]:
+        """The kinds of command the journal holds."""
+        with self._lock:
+            return sorted(self._books.kinds)

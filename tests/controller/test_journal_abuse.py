@@ -121,3 +121,42 @@ def test_verify_on_a_live_table_reads_one_snapshot(path, monkeypatch):
         assert report.commands == before
         assert len(reader) == before + 3  # the snapshot ended with verify
     table.journal.close()
+
+
+def test_the_books_kept_command_by_command_match_the_whole_journal(path):
+    """Issue 14, item 12: statements, kinds and the house's result are kept as commands are
+    stored; they equal a full recount of the journal, before and after a restart."""
+    from controller.games.play import accepted
+    from controller.ledger import Books, statements
+
+    played, _ = accepted("hazard", 3000, seed=5)
+    table = Table(Journal(path))
+    for cmd, _ in played:
+        table.submit(cmd)
+    full = statements(table.journal.entries())
+    assert table.statements() == full
+    bank, series = 0, []
+    for record in table.journal.records():
+        legs = [a for e in record.events for entry in e.entries for acc, a in entry.legs
+                if acc == "bank"]
+        if legs:
+            bank += sum(legs)
+            series.append((record.seq, bank))
+    assert table.house_series() == series
+    assert table.command_kinds() == sorted({r.command.kind for r in table.journal.records()})
+    # Thinned for a chart: at most `points` points, each one real, every extreme kept.
+    books = Books(points=40)
+    for record in table.journal.records():
+        books.add(record.seq, record.command.kind,
+                  [entry for e in record.events for entry in e.entries])
+    kept = books.house_series()
+    assert len(kept) <= 41 < len(series)
+    assert set(kept) <= set(series)
+    assert kept[-1] == series[-1]
+    assert min(p[1] for p in kept) == min(p[1] for p in series)
+    assert max(p[1] for p in kept) == max(p[1] for p in series)
+    table.journal.close()
+    again = Table(Journal(path))
+    assert again.statements() == full
+    assert again.house_series() == series
+    again.journal.close()
