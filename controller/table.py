@@ -92,6 +92,11 @@ class Table:
                 # Disk full, a read-only file system...: the command did not happen.
                 raise JournalError(f"the journal {self.journal.path} could not store "
                                    f"{cmd.kind!r}: {exc}; nothing changed") from exc
+            except OverflowError:
+                # The settings bound every stake and pay; this is the last door.
+                raise IllegalCommand(f"{cmd.kind!r} moves a number of coins too large for "
+                                     "the journal (at most 2**63 - 1); nothing changed"
+                                     ) from None
             self.state = state
             self._books.add(seq, cmd.kind, [entry for e in events for entry in e.entries])
             outcome = Outcome(seq, cmd, events)

@@ -15,13 +15,15 @@ import signal
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from controller.cli.camera import CameraRig, DemoThrower, calibrator_for, start_camera
 from controller.cli.common import add_config_option, config_of
 from controller.cli.hardware import TableDevices
-from controller.errors import ConfigError, IllegalCommand
+from controller.errors import ConfigError, IllegalCommand, JournalError
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.live import LiveTable
@@ -189,12 +191,10 @@ def run(args: argparse.Namespace) -> int:
         return serve(config, host, port)
     with table_service(config, camera=not args.commands) as service:
         if args.commands:
-            source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
+            source = sys.stdin.buffer if args.commands == "-" else open(args.commands, "rb")
             with source:
-                for line in source:
-                    if line.strip():
-                        print(json.dumps(take(service.table, line), ensure_ascii=False),
-                              flush=True)
+                for answer in take_lines(service.table, source):
+                    print(json.dumps(answer, ensure_ascii=False), flush=True)
             return 0
         if args.dev:
             service.watch_web(host, port, tls=tls_files(config) is not None)
@@ -209,14 +209,37 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+#: The longest command line the console takes (a command is a few hundred bytes).
+MAX_LINE = 64 * 1024
+
+
+def take_lines(table: Table, source: BinaryIO) -> Iterator[dict]:
+    """Each non-blank line of `source` submitted; its outcome or refusal as JSON. No line,
+    however bad (too long, not UTF-8, not JSON...), ends the stream."""
+    while line := source.readline(MAX_LINE + 1):
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while (rest := source.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield {"error": f"the line is longer than {MAX_LINE} bytes; one command a line"}
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield {"error": f"the line is not UTF-8 text: {exc.reason} at byte {exc.start}"}
+            continue
+        if text.strip():
+            yield take(table, text)
+
+
 def take(table: Table, line: str) -> dict:
     """Submit one JSON command line; the outcome or the refusal as JSON."""
     try:
-        cmd = Command.from_json(json.loads(line))
+        cmd, _ = Command.parse(line)
         return table.submit(cmd, source="console").to_json()
-    except json.JSONDecodeError as exc:
-        return {"error": f"not a JSON object: {exc.msg}"}
     except IllegalCommand as exc:
+        return {"error": str(exc)}
+    except JournalError as exc:
+        # The disk refused it (full, read-only): this command did not happen; the next may.
         return {"error": str(exc)}
 
 

@@ -9,6 +9,7 @@ cash-out, configure) live here, once.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,11 @@ from controller.settings import Setting, resolve
 #: The largest whole number a command takes: beyond it no money makes sense, and JSON and
 #: SQLite would not keep it exactly.
 MAX_INT = 10**12
+#: The largest stake any limit setting may allow, and the largest pay rate (X:Y, X and Y at
+#: most this): a win is then at most 10**6 * 1000 * 10 (a multiplier), far within SQLite's
+#: 64-bit integers.
+MAX_STAKE = 1_000_000
+MAX_PAYS = 1000
 
 #: Keys of a command's JSON form that are not arguments.
 RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events"})
@@ -46,6 +52,49 @@ __all__ = [
     "State",
     "command",
 ]
+
+
+#: JSON nested deeper than this is refused before it is read (a command is two deep).
+MAX_JSON_DEPTH = 32
+
+
+def loads_object(text: str) -> dict:
+    """The JSON object in `text`; IllegalCommand for anything else, whatever the text holds
+    (too deep, numbers of thousands of digits, not JSON, not an object)."""
+    depth = 0
+    quoted = escaped = False
+    for ch in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise IllegalCommand(f"the JSON is nested more than {MAX_JSON_DEPTH} deep")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise IllegalCommand(f"not a JSON object (not valid JSON: {exc.msg} at column "
+                             f"{exc.colno})") from None
+    except ValueError as exc:
+        # Python's own limit on the digits of a whole number (4,300), or NaN/Infinity.
+        raise IllegalCommand(f"not a JSON object this table reads: {exc}") from None
+    if not isinstance(data, dict):
+        raise IllegalCommand("a command is a JSON object with 'kind' and its arguments, e.g. "
+                             '{"kind": "buy-in", "player": "Ann", "amount": 20}')
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON accepts")
 
 
 @dataclass(frozen=True)
@@ -72,6 +121,12 @@ class Command:
             raise IllegalCommand("a command's 'id' is a string of at most 128 characters")
         args = {k: v for k, v in data.items() if k not in RESERVED_KEYS}
         return cls(kind, args, cid)
+
+    @classmethod
+    def parse(cls, text: str) -> tuple[Command, dict]:
+        """The command of one JSON line, and the whole object (a hand history's line carries
+        its events too); IllegalCommand says what is wrong with any text at all."""
+        return cls.from_json(data := loads_object(text)), data
 
     def same_as(self, other: Command) -> bool:
         """True when `other` asks for the same thing (ids aside)."""
@@ -113,12 +168,17 @@ class Pays:
     @classmethod
     def parse(cls, text: str) -> Pays:
         """Read "3:2" or "4:1" (or "4 to 1")."""
-        parts = str(text).replace(" to ", ":").split(":")
+        parts = str(text)[:64].replace(" to ", ":").split(":")
         try:
             win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
-            return cls(win, per)  # type: ignore[arg-type]
+            pays = cls(win, per)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"{text!r} is not a pay rate: write it as X:Y, e.g. \"3:2\"") from None
+            raise ValueError(f"{str(text)[:64]!r} is not a pay rate: write it as X:Y, e.g. "
+                             "\"3:2\"") from None
+        if pays.win > MAX_PAYS or pays.per > MAX_PAYS:
+            raise ValueError(f"{str(text)[:64]!r} is not a pay rate from 0:1 to {MAX_PAYS}:1: "
+                             f"X from 0 to {MAX_PAYS}, Y from 1 to {MAX_PAYS}")
+        return pays
 
     def __str__(self) -> str:
         return f"{self.win}:{self.per}"
@@ -201,8 +261,9 @@ class State:
 
 BASE_SETTINGS = (
     Setting("max_seats", 8, "seats at the table", minimum=1, maximum=16),
-    Setting("min_bet", 1, "smallest stake of any bet, in coins", minimum=1),
-    Setting("max_bet", 1000, "largest stake of any one bet, in coins", minimum=1),
+    Setting("min_bet", 1, "smallest stake of any bet, in coins", minimum=1, maximum=MAX_STAKE),
+    Setting("max_bet", 1000, "largest stake of any one bet, in coins", minimum=1,
+            maximum=MAX_STAKE),
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -129,7 +130,7 @@ def test_the_books_kept_command_by_command_match_the_whole_journal(path):
     from controller.games.play import accepted
     from controller.ledger import Books, statements
 
-    played, _ = accepted("hazard", 3000, seed=5)
+    played, _ = accepted("hazard", 800, seed=5)
     table = Table(Journal(path))
     for cmd, _ in played:
         table.submit(cmd)
@@ -160,3 +161,86 @@ def test_the_books_kept_command_by_command_match_the_whole_journal(path):
     assert again.statements() == full
     assert again.house_series() == series
     again.journal.close()
+
+
+def test_every_configured_number_is_bounded():
+    """Issue 14, item 5: no setting takes a number without an upper and a lower bound."""
+    from controller.config import schema
+
+    unbounded = [key for key, s in schema().items()
+                 if s.choices is None and type(s.default) in (int, float)
+                 and (s.minimum is None or s.maximum is None)]
+    assert unbounded == []
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"caster_wins_pays": "99999999999999999999:1"}, "from 0:1 to 1000:1"),
+    ({"caster_wins_pays": "1:99999999999999999999"}, "from 0:1 to 1000:1"),
+    ({"max_bet": 10**15}, "max_bet = 1000000000000000"),
+    ({"max_caster_wins": 10**15}, "max_caster_wins = 1000000000000000"),
+])
+def test_a_table_opened_with_an_unbounded_number_is_refused(path, settings, words):
+    """A pay rate without bound let a win overflow SQLite's integers (OverflowError: a 500 and
+    the end of `run --commands -`)."""
+    from controller.errors import IllegalCommand
+
+    table = Table(Journal(path))
+    with pytest.raises(IllegalCommand, match=words):
+        table.submit(Command("open", {"mode": "hazard", "settings": settings}, "open"))
+    assert table.state is None and len(table.journal) == 0
+
+
+def test_a_number_too_large_to_store_is_refused_and_changes_nothing(path, monkeypatch):
+    """Whatever the rules produce, a leg SQLite cannot hold is a refusal, not a crash."""
+    from controller import table as table_module
+    from controller.errors import IllegalCommand
+    from controller.ledger import Entry
+
+    table = seated(path)
+    before, seq = table.state, table.journal.last_seq()
+    apply = table_module.games.apply
+
+    def huge(state, cmd):
+        new, events = apply(state, cmd)
+        big = Entry("buy-in", (("cashier", -2**70), ("player:P1", 2**70)))
+        return new, tuple(e.__class__(e.kind, e.data, (big,)) for e in events)
+
+    monkeypatch.setattr(table_module.games, "apply", huge)
+    with pytest.raises(IllegalCommand, match="too large"):
+        table.submit(Command("buy-in", {"player": "P1", "amount": 1}, "huge"))
+    assert table.state is before and table.journal.last_seq() == seq
+
+
+def test_the_console_runner_answers_every_bad_line_and_goes_on(tmp_path):
+    """Issue 14, item 5: `feltbank run --commands -` answers each bad line with an error line
+    (3,000-deep nesting, a 5,001-digit number, not an object, a refused command) and takes
+    the next; it never ends on one."""
+    import json
+    import os
+
+    lines = [
+        "[" * 3000 + "]" * 3000,
+        '{"id": "a", "kind": "buy-in", "player": "Ann", "amount": ' + "9" * 5001 + "}",
+        '{"id": "b", "kind": "buy-in", "player": "Ann", "amount": ' + "9" * 30 + "}",
+        "[1, 2]",
+        '{"id": 7, "kind": ["x"]}',
+        '{"kind": "buy-in", "args": ' + '{"a": ' * 3000 + "1" + "}" * 3000 + "}",
+        "caf\xe9 not UTF-8",
+        '{"id": "j", "kind": "join", "player": "Ann"}',
+    ]
+    env = {**os.environ, "FELTBANK_DATA": str(tmp_path / "data"),
+           "FELTBANK_CONFIG": str(tmp_path / "feltbank.toml")}
+    (tmp_path / "feltbank.toml").write_text('[table]\nmode = "hazard"\n')
+    feltbank = str(Path(sys.executable).with_name("feltbank"))
+    done = subprocess.run([feltbank, "run", "--commands", "-"],
+                          input=("\n".join(lines) + "\n").encode("latin-1"),
+                          capture_output=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert len(answers) == len(lines), done.stdout
+    assert all("error" in a for a in answers[:-1]), answers
+    assert "nested" in answers[0]["error"]
+    assert "digits" in answers[1]["error"]
+    assert "at most" in answers[2]["error"]
+    assert "UTF-8" in answers[6]["error"]
+    assert answers[-1]["events"][0]["kind"] == "joined"

@@ -130,3 +130,20 @@ def test_the_money_page_does_not_read_the_whole_journal(make_app, tmp_path, monk
     small = _money_page_work(make_app, tmp_path, 2_000, monkeypatch)
     large = _money_page_work(make_app, tmp_path, 20_000, monkeypatch)
     assert large < 2 * small + 50, (small, large)
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"id": "d", "kind": "configure", "settings": ' + "[" * 1000 + "]" * 1000 + "}", "nested"),
+    ("[" * 100_00 + "]" * 100_00, "nested"),
+    ('{"id": "d", "kind": "buy-in", "player": "Sanzo", "amount": ' + "9" * 5001 + "}",
+     "digits"),
+])
+def test_the_api_answers_400_to_json_no_table_reads(client, banker, table, body, words):
+    """Issue 14, item 5: 1,000-deep nesting (a RecursionError: 500) and a 5,001-digit number
+    are 400 with the reason; nothing changes."""
+    seq = table.journal.last_seq()
+    response = client.post("/api/command", data=body, content_type="application/json",
+                           headers={"X-CSRF-Token": banker.token})
+    assert response.status_code == 400, response.text
+    assert words in response.json["error"]
+    assert table.journal.last_seq() == seq
