@@ -19,6 +19,7 @@ from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Engine, Event, State
 from controller.journal import Journal, TransactionHook
 from controller.ledger import Statement
+from controller.storage import disk_fault
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,10 @@ class Table:
                                           hooks=self._hooks)
             except sqlite3.Error as exc:
                 # Disk full, a read-only file system...: the command did not happen.
+                fault = disk_fault(exc, self.journal.path.parent)
                 raise JournalError(f"the journal {self.journal.path} could not store "
-                                   f"{cmd.kind!r}: {exc}; nothing changed") from exc
+                                   f"{cmd.kind!r}: {f'{fault} ({exc})' if fault else exc}; "
+                                   "nothing changed") from exc
             except OverflowError:
                 # The settings bound every stake and pay; this is the last door.
                 raise IllegalCommand(f"{cmd.kind!r} moves a number of coins too large for "

@@ -20,7 +20,9 @@ from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from controller.config import Config, load_config, user_config_path
+from controller.errors import JournalError
 from controller.live import LiveTable
+from controller.storage import disk_fault, storage_health
 from controller.table import Table
 from web import auth, calibration, data, money, settings_page
 from web import health as health_page
@@ -73,6 +75,7 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         MJPEG_MAX_SECONDS=600.0,
         MJPEG_STREAMS=4,
         LOGIN_LIMIT=5,
+        LOGIN_NAME_LIMIT=50,
         LOGIN_WINDOW=300.0,
     )
     app.config.update(overrides)
@@ -95,11 +98,14 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         "feltbank.live": live,
         "feltbank.calibrator": calibrator,
         "feltbank.demo": demo,
-        "feltbank.health": health or (lambda: {"journal": health_page.table_health(table)}),
+        "feltbank.health": health or (lambda: {"journal": health_page.table_health(table),
+                                               "disk": storage_health(data_dir)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
         "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
                                               app.config["LOGIN_WINDOW"]),
+        "feltbank.login_name_limiter": RateLimiter(app.config["LOGIN_NAME_LIMIT"],
+                                                   app.config["LOGIN_WINDOW"]),
     })
 
     app.before_request(auth.load_user)
@@ -128,6 +134,15 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
+        fault = disk_fault(exc, app.config["DATA_DIR"])
+        if fault:
+            # A full or read-only disk: the page says so (JSON, the fault named) and the
+            # table answers again as soon as the disk does; nothing to restart.
+            log.error("%s on %s %s: %s", fault, request.method, request.path, exc)
+            message = str(exc) if isinstance(exc, JournalError) else (
+                f"{fault}: the table's computer cannot read or write its data folder "
+                f"({exc}); nothing was changed")
+            return jsonify({"error": message, "fault": fault, "status": 503}), 503
         # Logged in full for the house; the screen gets no stack trace.
         log.exception("unexpected error on %s %s", request.method, request.path)
         message = "something went wrong on the table's computer; nothing was changed by it"

@@ -3,6 +3,7 @@ input at the door, redirects, revocation, throttling, a broken disk."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -147,3 +148,273 @@ def test_the_api_answers_400_to_json_no_table_reads(client, banker, table, body,
     assert response.status_code == 400, response.text
     assert words in response.json["error"]
     assert table.journal.last_seq() == seq
+
+
+HOSTILE_TARGETS = ["/\t/evil.example", "/%09/evil.example", "/\n/evil.example",
+                   "/\r\n/evil.example", "/%0a/evil.example", "/%0d%0aSet-Cookie:x=1",
+                   "\t//evil.example", "/\\evil.example", "//evil.example", "///evil.example",
+                   "https:/evil.example", "javascript:alert(1)", "/ /evil.example",
+                   "http://evil.example/", "/\x00/evil.example", "/\u3000/evil.example"]
+
+
+def _stays_here(location: str) -> None:
+    from urllib.parse import urlsplit
+
+    assert location.startswith("/") and not location.startswith(("//", "/\\")), location
+    assert not any(ord(c) < 0x21 or c in "\\\x7f" for c in location), location
+    parts = urlsplit(location)
+    assert not parts.scheme and not parts.netloc, location
+
+
+@pytest.mark.parametrize("target", HOSTILE_TARGETS)
+def test_login_and_language_never_redirect_off_the_site(client, banker, target):
+    """Issue 14, item 7: POST /login?next=/%09/evil.example went to //evil.example, %0a and
+    %0d gave 500. The target is parsed and rebuilt: a path on this site, or the table."""
+    from tests.web.conftest import PASSWORD, csrf_of
+
+    banker.logout()
+    token = csrf_of(client.get("/login").text)
+    response = client.post("/login?next=" + target.replace("%", "%25").replace("\t", "%09")
+                           .replace("\n", "%0a").replace("\r", "%0d").replace(" ", "%20")
+                           .replace("\x00", "%00").replace("\\", "%5c")
+                           .replace("\u3000", "%E3%80%80"),
+                           data={"name": "boss", "password": PASSWORD, "csrf_token": token})
+    assert response.status_code == 302, response.text
+    _stays_here(response.location)
+    token = csrf_of(client.get("/").text)
+    response = client.post("/language/fr", data={"csrf_token": token, "next": target})
+    assert response.status_code == 302, response.text
+    _stays_here(response.location)
+
+
+def test_a_safe_target_keeps_its_path_and_query(client, banker):
+    token = banker.token
+    response = client.post("/language/fr", data={"csrf_token": token,
+                                                 "next": "/money/?kind=buy-in&player=Ann"})
+    assert response.location == "/money/?kind=buy-in&player=Ann"
+
+
+def test_logout_revokes_every_copy_of_the_session(app, table):
+    """Issue 14, item 8: a cookie copied before logout moved money for 12 hours."""
+    from tests.web.conftest import PASSWORD
+
+    auth = Auth(app.test_client())
+    auth.setup()
+    thief = app.test_client()
+    cookie = auth.client.get_cookie("feltbank_session")
+    thief.set_cookie("feltbank_session", cookie.value)
+    headers = {"X-CSRF-Token": auth.token}
+    ok = thief.post("/api/command", json={"id": "x1", "kind": "buy-in", "player": "Sanzo",
+                                          "amount": 1}, headers=headers)
+    assert ok.status_code == 201
+    auth.logout()
+    seq = table.journal.last_seq()
+    stolen = thief.post("/api/command", json={"id": "x2", "kind": "buy-in", "player": "Sanzo",
+                                              "amount": 1}, headers=headers)
+    assert stolen.status_code == 401 and table.journal.last_seq() == seq
+    assert thief.get("/money/").status_code == 302
+    # Logging in again makes a new session; the old cookie stays dead.
+    assert auth.login("boss", PASSWORD).status_code == 302
+    assert thief.get("/api/state").status_code == 401
+
+
+@pytest.mark.parametrize("change", ["password", "role"])
+def test_a_password_or_role_change_revokes_sessions(app, table, change):
+    from web.users import UserStore
+
+    auth = Auth(app.test_client())
+    auth.setup()
+    auth.add_viewer("deputy")
+    deputy = Auth(app.test_client())
+    assert deputy.login("deputy", "viewer-pass-1").status_code == 302
+    assert deputy.client.get("/api/state").status_code == 200
+    with UserStore(app.config["USERS_PATH"]) as store:
+        if change == "password":
+            store.set_password("deputy", "another-pass-2")
+        else:
+            store.set_role("deputy", "banker")
+    assert deputy.client.get("/api/state").status_code == 401
+    assert auth.client.get("/api/state").status_code == 200
+
+
+def test_failed_logins_from_one_address_do_not_lock_the_banker_out(app, table):
+    """Issue 14, item 9: five wrong passwords from anywhere locked the real banker out."""
+    from tests.web.conftest import PASSWORD, csrf_of
+
+    banker = Auth(app.test_client())
+    banker.setup()
+    banker.logout()
+    attacker = app.test_client()
+    for n in range(12):
+        token = csrf_of(attacker.get("/login", environ_base={"REMOTE_ADDR": "10.0.0.66"}).text)
+        response = attacker.post("/login", data={"name": "boss", "password": f"guess-{n}",
+                                                 "csrf_token": token},
+                                 environ_base={"REMOTE_ADDR": "10.0.0.66"})
+        assert response.status_code in (401, 429)
+    assert response.status_code == 429
+    # The banker, at the table's own screen, still gets in.
+    token = csrf_of(banker.client.get("/login").text)
+    response = banker.client.post("/login", data={"name": "boss", "password": PASSWORD,
+                                                  "csrf_token": token})
+    assert response.status_code == 302
+
+
+def test_healthz_without_login_says_only_ok_or_fault(app, table):
+    """Issue 14, item 9: /healthz without login names no paths and no counts."""
+    app.extensions["feltbank.health"] = lambda: {
+        "journal": {"ok": True, "path": "/srv/secret/journal.sqlite3", "commands": 1234},
+        "printer": {"ok": False, "error": "no paper at /dev/usb/lp0"}}
+    anonymous = app.test_client()
+    response = anonymous.get("/healthz")
+    assert response.status_code == 503
+    assert response.get_json() == {"ok": False, "journal": {"ok": True},
+                                   "printer": {"ok": False}}
+    auth = Auth(app.test_client())
+    auth.setup()
+    details = auth.client.get("/healthz").get_json()
+    assert details["journal"]["path"] == "/srv/secret/journal.sqlite3"
+    assert details["printer"]["error"] == "no paper at /dev/usb/lp0"
+
+
+def test_the_console_resets_a_password_and_lets_the_banker_back_in(app, table, tmp_path,
+                                                                    monkeypatch, capsys):
+    """Issue 14, item 9: guesses from many addresses may lock a name; `feltbank users
+    reset-password` from the console is the way back in (and ends the old sessions)."""
+    import io
+
+    from controller.cli import main
+    from tests.web.conftest import PASSWORD, csrf_of
+
+    banker = Auth(app.test_client())
+    banker.setup()
+    old_session = app.test_client()
+    old_session.set_cookie("feltbank_session",
+                           banker.client.get_cookie("feltbank_session").value)
+    banker.logout()
+    attacker = app.test_client()
+    for n in range(app.config["LOGIN_NAME_LIMIT"] + 1):
+        where = {"REMOTE_ADDR": f"10.0.{n // 200}.{n % 200 + 1}"}
+        token = csrf_of(attacker.get("/login", environ_base=where).text)
+        attacker.post("/login", data={"name": "boss", "password": f"guess-{n}",
+                                      "csrf_token": token}, environ_base=where)
+    assert banker.login("boss", PASSWORD).status_code == 429
+    monkeypatch.setenv("FELTBANK_DATA", str(app.config["DATA_DIR"]))
+    monkeypatch.setenv("FELTBANK_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("")
+    monkeypatch.setattr("sys.stdin", io.StringIO("a-new-pass-9\n"))
+    assert main(["users", "reset-password", "boss", "--password-stdin"]) == 0
+    assert "every session of boss has ended" in capsys.readouterr().out
+    assert banker.login("boss", "a-new-pass-9").status_code == 302
+    assert old_session.get("/api/state").status_code == 401
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    assert main(["users", "reset-password", "boss", "--password-stdin"]) == 1
+    assert "8 to 256 characters" in capsys.readouterr().err
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MB file system of its own (tmpfs), to fill up or make read-only; skipped where
+    this process may not mount one (needs root)."""
+    import subprocess
+
+    where = tmp_path / "disk"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "feltbank-test", str(where)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def _fill(where) -> None:
+    import os
+
+    fd = os.open(where / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (65536, 4096, 512, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def _pages_answer(client, fault: str, logged_in: bool = True) -> None:
+    for path in ("/", "/money/", "/api/state", "/settings/", "/users", "/login"):
+        response = client.get(path)
+        assert response.status_code in (200, 503) or not logged_in and (
+            response.status_code in (302, 401)), (path, response.status_code, response.text)
+        if response.status_code == 503:
+            assert response.is_json, (path, response.text[:300])
+            assert fault in json.dumps(response.get_json()), (path, response.text)
+    health = client.get("/healthz")
+    assert health.status_code == 503 and health.get_json()["disk"]["ok"] is False
+    if logged_in:
+        assert fault in health.get_json()["disk"]["fault"]
+
+
+def test_a_full_disk_keeps_the_pages_answering(make_app, small_disk):
+    """Issue 14, item 4: with the data folder's disk full, every page and /healthz answer
+    (JSON naming the fault where they cannot serve: every page was a 500), commands are
+    refused, and the table recovers when the disk does, without a restart."""
+    from tests.web.conftest import open_table
+
+    table = open_table(small_disk / "journal.sqlite3")
+    app = make_app(table, DATA_DIR=small_disk / "web")
+    auth = Auth(app.test_client())
+    auth.setup()
+    assert auth.command("buy-in", player="Sanzo", amount=1).status_code == 201
+    _fill(small_disk)
+    try:
+        seq = table.journal.last_seq()
+        refused = auth.command("buy-in", player="Sanzo", amount=1)
+        assert refused.status_code == 503 and "the disk is full" in refused.json["error"]
+        assert table.journal.last_seq() == seq
+        _pages_answer(auth.client, "full")
+        _pages_answer(app.test_client(), "full", logged_in=False)
+    finally:
+        (small_disk / "filler").unlink()
+    assert auth.command("buy-in", player="Sanzo", amount=1).status_code == 201
+    assert auth.client.get("/healthz").status_code == 200
+    table.journal.close()
+
+
+def test_a_read_only_disk_refuses_commands_with_the_fault_named(make_app, table, monkeypatch):
+    """Issue 14, item 4, a read-only disk (a live mount cannot be made read-only under the
+    table's open journal, so SQLite's own answer is given): 503 naming the fault, the pages
+    and /healthz answer, and the next command goes through once the disk writes again."""
+    import os
+
+    from controller import storage
+
+    app = make_app(table)
+    auth = Auth(app.test_client())
+    auth.setup()
+
+    def read_only(db, seq, cmd, events):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    real = os.statvfs
+
+    class Statvfs:
+        def __init__(self, st):
+            self._st = st
+
+        def __getattr__(self, name):
+            value = getattr(self._st, name)
+            return value | os.ST_RDONLY if name == "f_flag" else value
+
+    table.add_transaction_hook(read_only)
+    monkeypatch.setattr(storage.os, "statvfs", lambda p: Statvfs(real(p)))
+    refused = auth.command("buy-in", player="Sanzo", amount=1)
+    assert refused.status_code == 503 and "the disk is read-only" in refused.json["error"]
+    _pages_answer(auth.client, "read-only")
+    table._hooks.remove(read_only)
+    monkeypatch.setattr(storage.os, "statvfs", real)
+    assert auth.command("buy-in", player="Sanzo", amount=1).status_code == 201
+    assert auth.client.get("/healthz").status_code == 200

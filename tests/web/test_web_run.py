@@ -89,9 +89,11 @@ def test_feltbank_run_serves_the_wizard(tmp_path, server):
         assert "Welcome to feltbank" in page
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
             health = json.loads(r.read())
-        assert health["ok"] and health["journal"]["commands"] == 1  # the table opened
-        assert health["printer"]["ok"] and set(health["heartbeats"]["parts"]) >= {
-            "table", "devices", "web"}
+        # Without a login: ok or fault per part, nothing more.
+        assert health == {"ok": True, "journal": {"ok": True}, "disk": {"ok": True},
+                          "printer": {"ok": True},
+                          "camera": {"ok": True}, "recognizer": {"ok": True},
+                          "heartbeats": {"ok": True}}
         # READY=1 (gunicorn's master says it too), then the supervisor's watchdog pings.
         messages = [notify.recv(200) for _ in range(4)]
         assert any(m.startswith(b"READY=1") for m in messages)
