@@ -27,6 +27,7 @@ from controller.errors import ConfigError, IllegalCommand, JournalError
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.live import LiveTable
+from controller.ownership import JournalOwner
 from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
@@ -188,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     host = args.host or config["web.host"]
     port = args.port or config["web.port"]
+    # One process owns the table's journal, for its whole life (a second one is refused
+    # with the holder's pid); released by the kernel when this process ends.
+    owner = JournalOwner(config.journal_path).acquire()  # noqa: F841 - held till exit
     if not (args.commands or args.no_web or args.dev):
         # gunicorn: the whole table service runs in its worker, after the fork.
         return serve(config, host, port)

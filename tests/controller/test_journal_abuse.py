@@ -244,3 +244,44 @@ def test_the_console_runner_answers_every_bad_line_and_goes_on(tmp_path):
     assert "at most" in answers[2]["error"]
     assert "UTF-8" in answers[6]["error"]
     assert answers[-1]["events"][0]["kind"] == "joined"
+
+
+def test_one_process_owns_a_tables_journal(tmp_path):
+    """Issue 14, item 2: a second `feltbank run` on the same data folder refuses to start
+    and names the holder's pid; read-only tools work beside the running table."""
+    import json
+    import os
+
+    feltbank = str(Path(sys.executable).with_name("feltbank"))
+    env = {**os.environ, "FELTBANK_DATA": str(tmp_path / "data"),
+           "FELTBANK_CONFIG": str(tmp_path / "feltbank.toml")}
+    (tmp_path / "feltbank.toml").write_text('[table]\nmode = "hazard"\n')
+    first = subprocess.Popen([feltbank, "run", "--commands", "-"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first.stdin.write('{"id": "j1", "kind": "join", "player": "Ann"}\n')
+        first.stdin.flush()
+        assert json.loads(first.stdout.readline())["events"][0]["kind"] == "joined"
+        second = subprocess.run([feltbank, "run", "--commands", "-"], input='{"id": "j2", '
+                                '"kind": "join", "player": "Bob"}\n', capture_output=True,
+                                text=True, env=env, timeout=60)
+        assert second.returncode == 1, second.stdout
+        assert f"pid {first.pid}" in second.stderr and "in use" in second.stderr
+        assert second.stdout == ""
+        verify = subprocess.run([feltbank, "journal", "verify", "--json"], capture_output=True,
+                                text=True, env=env, timeout=60)
+        assert verify.returncode == 0, verify.stderr
+        assert json.loads(verify.stdout)["balances"]["player:Ann"] == 0
+        first.stdin.write('{"id": "b1", "kind": "buy-in", "player": "Ann", "amount": 5}\n')
+        first.stdin.flush()
+        assert json.loads(first.stdout.readline())["seq"] == 3
+    finally:
+        first.stdin.close()
+        assert first.wait(timeout=60) == 0
+        first.stdout.close()
+        first.stderr.close()
+    # The lock goes with its process: the next run starts.
+    again = subprocess.run([feltbank, "run", "--commands", "-"], input="", capture_output=True,
+                           text=True, env=env, timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "data" / "journal.lock").exists()
