@@ -49,8 +49,8 @@ SETTINGS = (
     Setting("web.port", 8080, "the dashboard's TCP port", minimum=1, maximum=65535),
     Setting("web.language", "en", "the dashboard's language until a user picks one",
             choices=("en", "fr")),
-    Setting("web.threads", 16, "threads of the dashboard's server: each live screen or camera "
-            "stream holds one", minimum=4, maximum=64),
+    Setting("web.threads", 16, "threads that build the dashboard's pages and answer its "
+            "commands (idle connections and live screens hold none)", minimum=4, maximum=64),
     Setting("web.secure_cookies", False, "send the login cookie only over https (also "
             "automatic when the dashboard is served over https)"),
     Setting("web.certificate", "", "a TLS certificate file (PEM) to serve the dashboard over "

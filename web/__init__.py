@@ -38,6 +38,8 @@ from web.security import (
     csrf_token,
     secret_key,
 )
+from web.setup_code import SetupCode
+from web.users import UserStore
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         SSE_KEEPALIVE=15.0,
         SSE_MAX_SECONDS=600.0,
         SSE_RETRY_MS=2000,
+        SSE_STREAMS_PER_USER=16,
+        SSE_STREAMS=256,
         MJPEG_FPS=5.0,
         MJPEG_MAX_SECONDS=600.0,
         MJPEG_STREAMS=4,
@@ -83,6 +87,9 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
         app.config["SECRET_KEY"] = secret_key(data_dir)
     app.session_interface = SessionInterface()
 
+    with UserStore(app.config["USERS_PATH"]) as store:
+        if not store.count():
+            SetupCode(data_dir).issue()
     if table is None:
         from controller.cli.run import open_table
 
@@ -102,6 +109,8 @@ def create_app(config: Mapping[str, Any] | None = None, table: Table | None = No
                                                "disk": storage_health(data_dir)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
+        "feltbank.stream_slots": live_pages.StreamSlots(app.config["SSE_STREAMS_PER_USER"],
+                                                        app.config["SSE_STREAMS"]),
         "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
                                               app.config["LOGIN_WINDOW"]),
         "feltbank.login_name_limiter": RateLimiter(app.config["LOGIN_NAME_LIMIT"],

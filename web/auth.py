@@ -22,6 +22,7 @@ from flask import (
 )
 
 from web.i18n import LANGUAGES
+from web.setup_code import SetupCode
 from web.users import User, UserError, UserStore
 
 bp = Blueprint("auth", __name__)
@@ -137,20 +138,31 @@ def setup():
     if store.count():
         return redirect(url_for("auth.login"))
     error = None
+    status = 200
+    code = SetupCode(current_app.config["DATA_DIR"])
     if request.method == "POST":
+        limiter = current_app.extensions["feltbank.login_limiter"]
+        address = f"setup:{request.remote_addr}"
         password = request.form.get("password", "")
-        if password != request.form.get("password2", ""):
-            error = "the two passwords differ"
+        wait = limiter.retry_after(address)
+        if wait:
+            error, status = f"too many wrong setup codes: wait {wait} seconds", 429
+        elif not code.check(request.form.get("setup_code")):
+            limiter.failed(address)
+            error, status = (f"the setup code is missing or wrong: it is in the log of feltbank "
+                             f"run and in the file {code.path.name} of its data folder"), 403
+        elif password != request.form.get("password2", ""):
+            error, status = "the two passwords differ", 422
         else:
             try:
                 user = store.add(request.form.get("name", ""), password, "banker", first=True)
             except UserError as exc:
-                error = str(exc)
+                error, status = str(exc), 422
             else:
+                code.discard()
                 _start_session(user)
                 return redirect(url_for("table.page"))
-    status = 422 if error else 200
-    return render_template("auth/setup.html", error=error,
+    return render_template("auth/setup.html", error=error, code_file=code.path.name,
                            name=request.form.get("name", "banker")), status
 
 

@@ -6,9 +6,10 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from flask import Blueprint, Response, abort, current_app, jsonify, request
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 
 from controller.journal import Journal
 from controller.table import Outcome
@@ -27,17 +28,36 @@ class Broadcaster:
         self.last = 0
         #: Bumped each time the camera's waiting reading changes (controller.live listener).
         self.pending_version = 0
+        #: Called (without the lock) after each change: an event loop's streams wake on it.
+        self._wakers: set = set()
 
     def __call__(self, outcome: Outcome) -> None:
         with self._cond:
             self._recent.append((outcome.seq, outcome.to_json()))
             self.last = outcome.seq
             self._cond.notify_all()
+        self._wake()
 
     def pending_changed(self, _pending) -> None:
         with self._cond:
             self.pending_version += 1
             self._cond.notify_all()
+        self._wake()
+
+    def add_waker(self, waker) -> None:
+        """Call `waker()` after each change (it must only schedule, never block)."""
+        with self._cond:
+            self._wakers.add(waker)
+
+    def remove_waker(self, waker) -> None:
+        with self._cond:
+            self._wakers.discard(waker)
+
+    def _wake(self) -> None:
+        with self._cond:
+            wakers = list(self._wakers)
+        for waker in wakers:
+            waker()
 
     def since(self, seq: int) -> list[tuple[int, dict]] | None:
         """Outcomes after `seq`, or None when some of them are no longer held."""
@@ -142,11 +162,56 @@ class EventFeed:
                     for r in journal.records(after=after) if r.seq <= upto]
 
 
+class StreamSlots:
+    """Caps on open event streams: `per_user` for each account, `total` in all."""
+
+    def __init__(self, per_user: int, total: int):
+        self.per_user, self.total = per_user, total
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, user: str) -> str | None:
+        """None when a slot is taken for `user` (give it back with `give_back`), else why
+        not."""
+        with self._lock:
+            mine = self._open.get(user, 0)
+            if mine >= self.per_user:
+                return (f"{user} has {mine} live streams open, the most one account may: close "
+                        "a tab or a screen")
+            if sum(self._open.values()) >= self.total:
+                return f"the table already serves {self.total} live streams: try again later"
+            self._open[user] = mine + 1
+            return None
+
+    def give_back(self, user: str) -> None:
+        with self._lock:
+            left = self._open.get(user, 0) - 1
+            if left > 0:
+                self._open[user] = left
+            else:
+                self._open.pop(user, None)
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(self._open.values())
+
+
+@dataclass
+class EventStream:
+    """What a server built for many idle connections needs to drive one stream itself."""
+
+    feed: EventFeed
+    broadcaster: Broadcaster
+    keepalive: float
+    lifetime: float
+    release: Callable[[], None]
+
+
 @bp.get("/live/events")
 @login_required
 def events() -> Response:
     """The table's stream: the missed outcomes and the state on connect, then each outcome
-    followed by the state."""
+    followed by the state. Capped per account and in all (503 beyond)."""
     app = current_app._get_current_object()
     broadcaster: Broadcaster = app.extensions["feltbank.broadcaster"]
     feed = EventFeed(app.extensions["feltbank.table"], broadcaster,
@@ -154,18 +219,41 @@ def events() -> Response:
                      app.config["SSE_RETRY_MS"])
     keepalive = app.config["SSE_KEEPALIVE"]
     lifetime = app.config["SSE_MAX_SECONDS"]
+    slots: StreamSlots = app.extensions["feltbank.stream_slots"]
+    user = g.user.name
+    refused = slots.take(user)
+    if refused:
+        abort(503, description=refused)
+    released = threading.Event()
+
+    def release() -> None:
+        if not released.is_set():
+            released.set()
+            slots.give_back(user)
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    handoff = request.environ.get("feltbank.stream")
+    if handoff is not None:
+        # web.server: the event loop drives the stream; no thread waits on it.
+        handoff.append(EventStream(feed, broadcaster, keepalive, lifetime, release))
+        return Response("", mimetype="text/event-stream", headers=headers)
 
     def stream() -> Iterator[str]:
-        yield from feed.opening()
-        end = time.monotonic() + lifetime
-        while time.monotonic() < end:
-            if not broadcaster.wait(feed.cursor, keepalive, feed.version):
-                yield ": keepalive\n\n"
-                continue
-            yield from feed.news()
+        # A threaded server (Flask's own, with --dev): this thread waits for the news.
+        try:
+            yield from feed.opening()
+            end = time.monotonic() + lifetime
+            while time.monotonic() < end:
+                if not broadcaster.wait(feed.cursor, keepalive, feed.version):
+                    yield ": keepalive\n\n"
+                    continue
+                yield from feed.news()
+        finally:
+            release()
 
-    return Response(stream(), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    response = Response(stream(), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(release)  # also when the stream never started
+    return response
 
 
 # -- the camera -------------------------------------------------------------------------------

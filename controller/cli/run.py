@@ -1,9 +1,9 @@
 """`feltbank run`: the table service, rebuilt from its journal, with the banker's dashboard.
 
-Production serves the dashboard with gunicorn: one gthread worker (the table, its journal and
-the camera live in one process) with `web.threads` threads, enough for the live streams. The
-table is opened inside the worker, after the fork, so no SQLite connection crosses a fork.
-`--dev` uses Flask's own server instead, without the reloader (it would open the camera twice).
+Production serves the dashboard with web.server (hypercorn, in this process: the table, its
+journal and the camera live here): idle connections and event streams wait on an event loop,
+pages are built in `web.threads` threads. `--dev` uses Flask's own server instead (a thread
+per connection), without the reloader (it would open the camera twice).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web = parser.add_mutually_exclusive_group()
     web.add_argument("--dev", action="store_true",
                      help="serve the dashboard with Flask's development server (no reloader) "
-                          "instead of gunicorn")
+                          "instead of hypercorn")
     web.add_argument("--no-web", action="store_true",
                      help="run the table without the dashboard; stop with Ctrl-C")
     parser.add_argument("--host", help="the dashboard's address (default: web.host)")
@@ -193,7 +193,6 @@ def run(args: argparse.Namespace) -> int:
     # with the holder's pid); released by the kernel when this process ends.
     owner = JournalOwner(config.journal_path).acquire()  # noqa: F841 - held till exit
     if not (args.commands or args.no_web or args.dev):
-        # gunicorn: the whole table service runs in its worker, after the fork.
         return serve(config, host, port)
     with table_service(config, camera=not args.commands) as service:
         if args.commands:
@@ -266,54 +265,18 @@ def serve_dev(config, service: Service, host: str, port: int) -> int:
     return 0
 
 
-def gunicorn_options(config, host: str, port: int) -> dict:
-    """gunicorn's settings: one gthread worker, `web.threads` threads, no timeout for streams."""
-    options = {
-        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        "workers": 1,
-        "worker_class": "gthread",
-        "threads": config["web.threads"],
-        # Live streams stay open; gthread's heartbeat keeps the worker alive meanwhile.
-        "timeout": 60,
-        "graceful_timeout": 10,
-        "keepalive": 5,
-        "preload_app": False,
-        "accesslog": "-" if config["log.level"] == "debug" else None,
-        "errorlog": "-",
-        "loglevel": config["log.level"],
-        "proc_name": "feltbank",
-    }
-    tls = tls_files(config)
-    if tls:
-        options["certfile"], options["keyfile"] = tls
-    return options
-
-
 def serve(config, host: str, port: int) -> int:
-    """The dashboard on gunicorn; the table is opened in the worker."""
+    """The table service and its dashboard in this process, served by web.server (hypercorn:
+    idle connections and event streams on an event loop, pages in `web.threads` threads)."""
     try:
-        from gunicorn.app.base import BaseApplication
-    except ImportError:
-        raise ConfigError("gunicorn is not installed: pip install gunicorn, or run with --dev"
-                          ) from None
-
-    class Dashboard(BaseApplication):
-        def load_config(self):
-            for key, value in gunicorn_options(config, host, port).items():
-                if value is not None:
-                    self.cfg.set(key, value)
-
-        def load(self):
-            # In the worker: the service lives as long as the worker, closed when it exits.
-            service_cm = table_service(config)
-            service = service_cm.__enter__()
-            self.cfg.set("worker_exit", lambda server, worker: service_cm.__exit__(None, None,
-                                                                                  None))
-            service.watch_web(host, port, tls=tls_files(config) is not None)
-            service.supervisor.start()
-            return service.app(config)
-
-    log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
-             config["web.threads"])
-    Dashboard().run()
+        from web.server import serve as serve_dashboard
+    except ImportError as exc:
+        raise ConfigError(f"the dashboard's server is not installed ({exc.name}): pip install "
+                          "hypercorn, or run with --dev") from None
+    with table_service(config) as service:
+        tls = tls_files(config)
+        service.watch_web(host, port, tls=tls is not None)
+        service.supervisor.start()
+        serve_dashboard(service.app(config), host, port, threads=config["web.threads"], tls=tls)
+    log.info("stopped")
     return 0

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -418,3 +419,148 @@ def test_a_read_only_disk_refuses_commands_with_the_fault_named(make_app, table,
     monkeypatch.setattr(storage.os, "statvfs", real)
     assert auth.command("buy-in", player="Sanzo", amount=1).status_code == 201
     assert auth.client.get("/healthz").status_code == 200
+
+
+def test_the_first_run_needs_the_setup_code_from_the_tables_computer(make_app, table, tmp_path):
+    """Issue 14, item 6: before the wizard is done, anyone on the network became the banker.
+    Now the wizard needs the one-time code in the data folder's `setup-code` (mode 600, and
+    in the log); /api/state before setup does not advertise an open table."""
+    import stat
+
+    from tests.web.conftest import PASSWORD, csrf_of
+
+    app = make_app(table)
+    code_file = app.config["DATA_DIR"] / "setup-code"
+    assert stat.S_IMODE(code_file.stat().st_mode) == 0o600
+    stranger = app.test_client()
+    state = stranger.get("/api/state")
+    assert state.status_code == 503 and "balances" not in state.text
+    assert "open" not in (state.get_json() or {})
+    for code in (None, "", "wrong-code", code_file.read_text().strip() + "x"):
+        token = csrf_of(stranger.get("/setup").text)
+        data = {"name": "evil", "password": "x" * 10, "password2": "x" * 10,
+                "csrf_token": token}
+        if code is not None:
+            data["setup_code"] = code
+        response = stranger.post("/setup", data=data)
+        assert response.status_code in (403, 429), response.status_code
+        assert stranger.get("/api/state").status_code == 503
+    # The banker at the table reads the code; it is then used up.
+    banker = Auth(app.test_client())
+    banker.setup("boss", PASSWORD)
+    assert not code_file.exists()
+    assert banker.client.get("/api/state").get_json()["open"] is True
+
+
+def test_the_setup_code_is_printed_in_the_log(make_app, table, caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="feltbank"):
+        app = make_app(table)
+    code = (app.config["DATA_DIR"] / "setup-code").read_text().strip()
+    assert code in caplog.text and "setup code" in caplog.text
+
+
+class RawStream:
+    """An event stream read on a raw socket (as a browser tab keeps it open)."""
+
+    def __init__(self, port: int, cookie: str):
+        import socket
+
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock.sendall(f"GET /live/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"Cookie: feltbank_session={cookie}\r\n\r\n".encode())
+        self.text = ""
+
+    def until(self, words: str, seconds: float = 30.0) -> str:
+        end = time.monotonic() + seconds
+        while words not in self.text:
+            self.sock.settimeout(max(0.1, end - time.monotonic()))
+            chunk = self.sock.recv(65536)
+            if not chunk or time.monotonic() > end:
+                raise AssertionError(f"no {words!r} in {self.text[-300:]!r}")
+            self.text += chunk.decode()
+        return self.text
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _http_banker(server, data_dir):
+    from tests.test_end_to_end import Banker
+    from tests.web.conftest import PASSWORD, setup_code
+
+    banker = Banker(server.url)
+    banker.get("/setup")
+    assert banker.form("/setup", name="boss", password=PASSWORD, password2=PASSWORD,
+                       setup_code=setup_code(data_dir)) == 200
+    banker.get("/")
+    cookie = None
+    for handler in banker.opener.handlers:
+        jar = getattr(handler, "cookiejar", None)
+        if jar is not None:
+            cookie = next(c.value for c in jar if c.name == "feltbank_session")
+    return banker, cookie
+
+
+@pytest.mark.slow
+def test_idle_connections_and_streams_do_not_freeze_the_table(make_app, table, tmp_path):
+    """Issue 14, item 10: sixteen idle connections froze the table (a gthread worker, a
+    thread each). With 4 page threads, 40 half-sent requests and 40 open event streams, the
+    banker's commands and /healthz answer at once, every stream gets every outcome, and the
+    half-sent requests are closed by the server."""
+    import socket
+
+    from web.server import ServerThread
+
+    app = make_app(table, SSE_KEEPALIVE=1.0, SSE_MAX_SECONDS=120.0, SSE_STREAMS_PER_USER=64)
+    with ServerThread(app, threads=4, keep_alive=2.0) as server:
+        banker, cookie = _http_banker(server, app.config["DATA_DIR"])
+        half_sent = []
+        for n in range(40):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"x" * n)
+            half_sent.append(s)
+        streams = [RawStream(server.port, cookie) for _ in range(40)]
+        for stream in streams:
+            stream.until("event: state")
+        start = time.monotonic()
+        with urllib.request.urlopen(server.url + "/healthz", timeout=5) as r:
+            assert r.status == 200
+        status, outcome = banker.command("buy-in", player="Sanzo", amount=1)
+        assert status == 201 and time.monotonic() - start < 5
+        for stream in streams:
+            stream.until(f"event: outcome\nid: {outcome['seq']}")
+        # Half-sent requests are closed by the server (keep_alive 2 s), not left to hang.
+        for s in half_sent:
+            s.settimeout(15)
+            assert s.recv(1024) == b""
+            s.close()
+        for stream in streams:
+            stream.close()
+
+
+def test_event_streams_are_capped_per_account_and_in_all(make_app, table):
+    """Issue 14, item 10: one viewer cannot take every stream: 503 beyond the caps."""
+    from web.server import ServerThread
+
+    app = make_app(table, SSE_STREAMS_PER_USER=3, SSE_STREAMS=5, SSE_MAX_SECONDS=60.0)
+    with ServerThread(app, threads=4) as server:
+        _, cookie = _http_banker(server, app.config["DATA_DIR"])
+        streams = [RawStream(server.port, cookie) for _ in range(3)]
+        for stream in streams:
+            stream.until("event: state")
+        fourth = RawStream(server.port, cookie)
+        assert "503" in fourth.until("\r\n\r\n").split("\r\n")[0]
+        assert "live streams open" in fourth.until("}")
+        fourth.close()
+        streams[0].close()
+        # The slot comes back when the client goes.
+        deadline = time.monotonic() + 10
+        while app.extensions["feltbank.stream_slots"].count() > 2:
+            assert time.monotonic() < deadline, "the closed stream's slot never came back"
+            time.sleep(0.05)
+        again = RawStream(server.port, cookie)
+        again.until("event: state")
+        for stream in (again, *streams[1:]):
+            stream.close()
