@@ -89,10 +89,16 @@ def serve_under_load(writers: int = 8, per_writer: int = 100, streams: int = 100
             socks = [_open_stream(server.port, cookies[i]) for i in range(streams)]
             first = table.journal.last_seq()
             seen: list[list[int]] = [[] for _ in socks]
-            reader = threading.Thread(target=_read_streams, args=(socks, seen, first +
-                                                                   writers * per_writer,
-                                                                   seconds), daemon=True)
+            opened = threading.Event()
+            reader = threading.Thread(target=_read_streams, args=(
+                socks, seen, first + writers * per_writer, seconds, opened), daemon=True)
             reader.start()
+            # Every stream has its opening state before the first command: what it must
+            # receive is then every outcome after `first`.
+            if not opened.wait(seconds):
+                raise RuntimeError("bench: the event streams did not open")
+            if table.journal.last_seq() != first:
+                raise RuntimeError("bench: the table moved while the streams opened")
             latencies: list[float] = []
             lock = threading.Lock()
 
@@ -148,14 +154,16 @@ def _open_stream(port: int, cookie: str) -> socket.socket:
 
 
 def _read_streams(socks: list[socket.socket], seen: list[list[int]], last: int,
-                  seconds: float) -> None:
-    """Collect each stream's outcome ids until every one has `last` (or time is up)."""
+                  seconds: float, opened: threading.Event) -> None:
+    """Collect each stream's outcome ids until every one has `last` (or time is up); set
+    `opened` once every stream has had its opening state."""
     selector = selectors.DefaultSelector()
     buffers = [""] * len(socks)
     for i, s in enumerate(socks):
         s.setblocking(False)
         selector.register(s, selectors.EVENT_READ, i)
     done: set[int] = set()
+    states: set[int] = set()
     end = time.monotonic() + seconds
     pattern = re.compile(r"event: outcome\nid: (\d+)\n")
     while len(done) < len(socks) and time.monotonic() < end:
@@ -172,6 +180,10 @@ def _read_streams(socks: list[socket.socket], seen: list[list[int]], last: int,
             buffers[i] += chunk.decode()
             *complete, buffers[i] = buffers[i].split("\n\n")
             for message in complete:
+                if "event: state" in message:
+                    states.add(i)
+                    if len(states) == len(socks):
+                        opened.set()
                 found = pattern.search(message + "\n")
                 if found:
                     seen[i].append(int(found.group(1)))
