@@ -20,6 +20,9 @@ FRENCH = {
     "User name": "Nom d'utilisateur",
     "Password": "Mot de passe",
     "Password again": "Mot de passe (encore)",
+    "Setup code": "Code d'installation",
+    "The setup code is in the log of feltbank run and in the file":
+        "Le code d'installation est dans le journal de feltbank run et dans le fichier",
     "Role": "Rôle",
     "banker": "banquier",
     "viewer": "spectateur",

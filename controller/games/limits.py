@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from controller.protocol import MAX_STAKE
 from controller.settings import Setting
 
 
@@ -17,9 +18,9 @@ def limit_settings(names: Mapping[str, str], maximum: int = 1000) -> tuple[Setti
     out = []
     for kind, name in names.items():
         out.append(Setting(f"min_{_key(kind)}", 1, f"smallest {name} on a spot, in coins "
-                           "(min_bet applies too)", minimum=1))
+                           "(min_bet applies too)", minimum=1, maximum=MAX_STAKE))
         out.append(Setting(f"max_{_key(kind)}", maximum, f"largest {name} on a spot, in coins "
-                           "(max_bet applies too)", minimum=1))
+                           "(max_bet applies too)", minimum=1, maximum=MAX_STAKE))
     return tuple(out)
 
 
