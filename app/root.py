@@ -161,6 +161,7 @@ class Feltbank:
 
     def health(self) -> dict:
         """Each part of the running table: the one health report (/healthz, the supervisor)."""
+        from controller.storage import storage_health
         from web.health import table_health
 
         spooler = self.devices.spooler
@@ -168,6 +169,7 @@ class Feltbank:
                    else {"ok": True, "connection": "none"})
         return {
             "journal": table_health(self.table),
+            "disk": storage_health(self.table.journal.path.parent),
             "printer": printer,
             "camera": (self.camera.health() if self.camera is not None
                        else {"ok": False, "camera": "failed", "reason": self.camera_error}

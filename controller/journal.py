@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller import games
 from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Event, State
-from controller.ledger import Entry
+from controller.ledger import Books, Entry
 
 #: 'FBNK': marks a SQLite file as a feltbank journal.
 APPLICATION_ID = 0x46424E4B
@@ -120,12 +121,13 @@ class Journal:
     def __init__(self, path: str | Path, *, readonly: bool = False, create: bool = True):
         self.path = Path(path)
         self.readonly = readonly
+        # The file is only ever touched through SQLite: closing any other descriptor of it
+        # would drop this process's POSIX locks, and another opener would then take itself
+        # for the last one and remove the WAL this process still writes into.
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists and (readonly or not create):
             raise JournalError(f"{self.path}: no journal there")
-        if exists:
-            self._check_header()
-        else:
+        if not exists:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
@@ -140,14 +142,14 @@ class Journal:
                 self.db.execute("PRAGMA synchronous=FULL")
                 self._migrate()
         except sqlite3.DatabaseError as exc:
+            db = getattr(self, "db", None)
+            if db is not None:
+                db.close()
+            if "file is not a database" in str(exc):
+                raise JournalError(f"{self.path} is not a feltbank journal: not a SQLite file "
+                                   "(corrupt, or something else); nothing was changed"
+                                   ) from None
             raise JournalError(f"{self.path} is not a usable journal: {exc}") from None
-
-    def _check_header(self) -> None:
-        with open(self.path, "rb") as f:
-            head = f.read(16)
-        if head != b"SQLite format 3\0":
-            raise JournalError(f"{self.path} is not a feltbank journal: not a SQLite file "
-                               "(corrupt, or something else); nothing was changed")
 
     def _check_identity(self, exists: bool) -> None:
         app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
@@ -282,17 +284,48 @@ class Journal:
 
     def entries(self) -> Iterator[Entry]:
         """Every ledger entry in order, rebuilt from the stored legs."""
+        for _, entries in self._entries_by_seq():
+            yield from entries
+
+    def _entries_by_seq(self) -> Iterator[tuple[int, list[Entry]]]:
         rows = self.db.execute("SELECT seq, entry, kind, account, amount FROM legs "
                                "ORDER BY seq, entry, rowid")
         key, kind, legs = None, "", []
+        entries: list[Entry] = []
         for seq, entry, k, account, amount in rows:
             if (seq, entry) != key:
                 if legs:
-                    yield Entry(kind, tuple(legs))
+                    entries.append(Entry(kind, tuple(legs)))
+                if key is not None and seq != key[0]:
+                    yield key[0], entries
+                    entries = []
                 key, kind, legs = (seq, entry), k, []
             legs.append((account, amount))
         if legs:
-            yield Entry(kind, tuple(legs))
+            entries.append(Entry(kind, tuple(legs)))
+            yield key[0], entries
+
+    def books(self) -> Books:
+        """The session's figures (statements, kinds, the house's result) from one snapshot;
+        the table keeps them up to date from there on."""
+        books = Books()
+        with self.snapshot():
+            for seq, entries in self._entries_by_seq():
+                books.add(seq, None, entries)
+            books.kinds |= {k for (k,) in self.db.execute("SELECT DISTINCT kind FROM commands")}
+        return books
+
+    def latest(self, limit: int, kind: str = "", text: str = "") -> list[Record]:
+        """The last `limit` records, newest first; only those of command `kind` and those
+        whose arguments or events hold `text` (any case), when given. Reads from the end of
+        the journal and stops there: its length does not matter."""
+        rows = self.db.execute(
+            "SELECT seq, id, kind, args, events, source, at FROM commands "
+            "WHERE (:kind = '' OR kind = :kind) "
+            "AND (:text = '' OR instr(lower(args || ' ' || events), :text) > 0) "
+            "ORDER BY seq DESC LIMIT :limit",
+            {"kind": kind, "text": text.lower(), "limit": limit})
+        return [self._record(row) for row in rows]
 
     def add_reading(self, db: sqlite3.Connection, seq: int, reading: Mapping) -> None:
         """Keep what the camera read with the command `seq` (inside its transaction)."""
@@ -350,8 +383,26 @@ class Journal:
                                    ) from None
         return state
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Journal]:
+        """Every read inside sees the journal as of one moment (one read transaction), however
+        many commands the running table commits meanwhile (WAL: it never waits for us)."""
+        if self.db.in_transaction:
+            yield self
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            self.db.execute("COMMIT")
+
     def verify(self) -> Verification:
-        """Replay every command from scratch and check events, legs and every balance."""
+        """Replay every command from scratch and check events, legs and every balance, all
+        read from one snapshot."""
+        with self.snapshot():
+            return self._verify()
+
+    def _verify(self) -> Verification:
         report = Verification()
         state: State | None = None
         for record in self.records():

@@ -64,7 +64,7 @@ def verify_journal(args: argparse.Namespace) -> int:
 
 
 def export_journal(args: argparse.Namespace) -> int:
-    with open_journal(args) as journal:
+    with open_journal(args) as journal, journal.snapshot():
         if args.out:
             with open(args.out, "w", encoding="utf-8") as out:
                 n = history.export(journal, out)
@@ -75,7 +75,7 @@ def export_journal(args: argparse.Namespace) -> int:
 
 
 def show_statements(args: argparse.Namespace) -> int:
-    with open_journal(args) as journal:
+    with open_journal(args) as journal, journal.snapshot():
         found = statements(journal.entries())
     if args.player:
         if args.player not in found:
