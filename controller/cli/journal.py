@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from controller import history
+from controller.chain import short
 from controller.cli.common import add_journal_option, open_journal, print_json
 from controller.ledger import statements
 
@@ -15,9 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Check, export and read the table's journal.")
     sub = parser.add_subparsers(dest="journal_command", metavar="ACTION", required=True)
 
-    verify = sub.add_parser("verify", help="replay every command and check every balance",
-                            description="Replay every command from scratch; check that the "
-                                        "events, ledger legs and balances match the journal.")
+    verify = sub.add_parser("verify", help="check the hash chain, replay every command and "
+                                           "check every balance",
+                            description="Check the hash chain (naming the first entry that "
+                                        "breaks it); replay every command from scratch; check "
+                                        "that the events, ledger legs and balances match the "
+                                        "journal.")
     add_journal_option(verify)
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(func=verify_journal)
@@ -52,13 +56,14 @@ def verify_journal(args: argparse.Namespace) -> int:
         report = journal.verify()
     if args.json:
         print_json({"ok": report.ok, "commands": report.commands, "problems": report.problems,
-                    "balances": report.balances})
+                    "head": report.head, "balances": report.balances})
     else:
         for problem in report.problems:
             print(f"problem: {problem}")
         word = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        chained = f", chain head {short(report.head)}" if report.head else ""
         print(f"{journal.path}: {report.commands} commands replayed, "
-              f"{len(report.balances)} accounts checked: {word}")
+              f"{len(report.balances)} accounts checked{chained}: {word}")
     return 0 if report.ok else 1
 
 
