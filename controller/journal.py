@@ -22,8 +22,20 @@ from controller.ledger import Entry
 #: 'FBNK': marks a SQLite file as a feltbank journal.
 APPLICATION_ID = 0x46424E4B
 
-#: Schema migrations: MIGRATIONS[n] takes a journal from version n to n + 1.
-MIGRATIONS: list[str] = [
+
+
+@dataclass(frozen=True)
+class Migration:
+    """A migration with a Python step: `sql` first, then `then(connection)`, in the same
+    transaction; `then` returns a note for the log ("" for none)."""
+
+    sql: str
+    then: Callable[[sqlite3.Connection], str]
+
+
+#: Schema migrations: MIGRATIONS[n] takes a journal from version n to n + 1 (SQL, or a
+#: Migration when rows must be rewritten too).
+MIGRATIONS: list[str | Migration] = [
     """
     CREATE TABLE commands (
         seq     INTEGER PRIMARY KEY,
@@ -63,10 +75,9 @@ MIGRATIONS: list[str] = [
     CREATE INDEX receipts_waiting ON receipts(state, id);
     """,
     # 3: the hash chain (controller/chain.py): each command carries the SHA-256 of the one
-    # before it; UPGRADES[2] chains the commands already there.
-    """
-    ALTER TABLE commands ADD COLUMN hash TEXT NOT NULL DEFAULT '';
-    """,
+    # before it; the commands already there are chained once, with a note in the log.
+    Migration("ALTER TABLE commands ADD COLUMN hash TEXT NOT NULL DEFAULT ''",
+              lambda db: _chain_existing(db)),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -172,11 +183,13 @@ class Journal:
             self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             notes = []
             for n in range(version, SCHEMA_VERSION):
-                for statement in MIGRATIONS[n].split(";"):
+                step = MIGRATIONS[n]
+                sql = step.sql if isinstance(step, Migration) else step
+                for statement in sql.split(";"):
                     if statement.strip():
                         self.db.execute(statement)
-                if n in UPGRADES:
-                    notes.append(UPGRADES[n](self.db))
+                if isinstance(step, Migration):
+                    notes.append(step.then(self.db))
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.execute("COMMIT")
         except BaseException:
@@ -451,7 +464,3 @@ def _chain_existing(db: sqlite3.Connection) -> str:
         return ""
     return (f"its {n} commands are now hash-chained (head {chain.short(previous)}); "
             "`feltbank journal verify` checks the chain from now on")
-
-
-#: Python steps of a migration: UPGRADES[n] runs after MIGRATIONS[n]; returns a note or "".
-UPGRADES: dict[int, Callable[[sqlite3.Connection], str]] = {2: _chain_existing}
