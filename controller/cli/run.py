@@ -25,6 +25,7 @@ from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.live import LiveTable
+from controller.outbox import Shipper, shipper_for
 from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
@@ -91,9 +92,13 @@ def table_service(config, camera: bool = True):
     view = table.view()
     log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
              view["seq"], config.journal_path, view["balances"])
+    shipper = shipper_for(config, table)
     try:
-        yield Service(table, live, supervisor, devices, tickers, rig, demo, camera_error)
+        yield Service(table, live, supervisor, devices, tickers, rig, demo, camera_error,
+                      shipper)
     finally:
+        if shipper is not None:
+            shipper.stop()
         supervisor.stop()
         for ticker in tickers:
             ticker.stop()
@@ -112,6 +117,7 @@ class Service:
     camera: CameraRig | None = None
     demo: DemoThrower | None = None
     camera_error: str = ""
+    shipper: Shipper | None = None
 
     def web_camera(self):
         """The camera as the dashboard sees it (newest frame as JPEG, status), or None."""
@@ -175,6 +181,7 @@ class Service:
                            else {"ok": True, "profile": None}),
             "heartbeats": {"ok": not self.supervisor.stale(),
                            "parts": self.supervisor.health()},
+            **({"house": self.shipper.status} if self.shipper is not None else {}),
         }
 
 
