@@ -1,6 +1,6 @@
 """`feltbank house …`: the house ledger's service (on the house's machine), and its bench.
 
-    feltbank house serve --local DIR --cert C --key K     # its own PostgreSQL in DIR
+    feltbank house serve --local --cert C --key K          # its own PostgreSQL server
     feltbank house serve --db postgresql://... --cert C --key K
     feltbank house add-table t1 --name "Table 1"           # prints the table's token
 """
@@ -67,9 +67,12 @@ def _db_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--db", metavar="URL", default=os.environ.get("FELTBANK_HOUSE_DB"),
                        help="the PostgreSQL database (libpq URL; default $FELTBANK_HOUSE_DB)")
-    group.add_argument("--local", metavar="DIR", type=Path, nargs="?", const=True,
-                       help="the house's own PostgreSQL server in DIR, made and started "
-                            "with Debian's tools (default DIR: house/pg in the data folder)")
+    group.add_argument("--local", action="store_true",
+                       help="the house's own PostgreSQL server (in --pg), made and started "
+                            "with Debian's tools")
+    parser.add_argument("--pg", metavar="DIR", type=Path,
+                        help="the folder of --local's server (default: house/pg in the data "
+                             "folder)")
     parser.add_argument("--data", metavar="DIR", type=Path,
                         help="the house's folder: dashboard accounts, session key (default: "
                              "house/ in the data folder)")
@@ -85,7 +88,7 @@ def _database(args: argparse.Namespace):
     if args.local:
         from house.localpg import LocalPostgres
 
-        folder = _data_dir(args) / "pg" if args.local is True else args.local
+        folder = args.pg or _data_dir(args) / "pg"
         server = LocalPostgres(folder)
         server.start()
         return server.url, server
@@ -157,12 +160,12 @@ def serve_house(args: argparse.Namespace) -> int:
     data_dir = _data_dir(args)
     data_dir.mkdir(parents=True, exist_ok=True)
     bind = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
-    options = {"bind": bind, "workers": 1, "worker_class": "gthread",
+    options: dict = {"bind": bind, "workers": 1, "worker_class": "gthread",
                "threads": args.threads, "timeout": 60, "graceful_timeout": 10,
                "keepalive": 5, "errorlog": "-", "loglevel": "info",
                "proc_name": "feltbank-house"}
     if args.cert:
-        options["certfile"], options["keyfile"] = str(args.cert), str(args.key)
+        options["certfile"], options["keyfile"] = str(args.cert.resolve()), str(args.key.resolve())
 
     class HouseServer(BaseApplication):
         def load_config(self):
