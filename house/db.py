@@ -18,7 +18,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import groupby
 from pathlib import Path
 
@@ -273,7 +273,7 @@ class House:
             refusal = refusals.get(table_id)
             out.append({
                 "id": table_id, "name": name, "seq": seq, "head": chain.short(digest),
-                "mode": mode, "last_seen": seen.isoformat(timespec="seconds") if seen else None,
+                "mode": mode, "last_seen": f"{seen.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if seen else None,
                 "house_result": book.get("bank", 0),
                 "players": {a.split(":", 1)[1]: b for a, b in sorted(book.items())
                             if account_kind(a) == "player"},
