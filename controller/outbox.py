@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from controller.errors import FeltbankError
+from controller.errors import ConfigError, FeltbankError
 from controller.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class HouseClient:
     def __init__(self, url: str, table_id: str, token: str, cafile: str | None = None,
                  timeout: float = 15.0):
         if not url or not table_id or not token:
-            raise FeltbankError("to reach the house, set house.url, house.table and "
+            raise ConfigError("to reach the house, set house.url, house.table and "
                                 "house.token (feltbank house add-table prints the last two)")
         self.base = f"{url.rstrip('/')}/api/tables/{table_id}"
         self.table_id = table_id

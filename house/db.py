@@ -132,17 +132,20 @@ class House:
     def authenticate(self, table_id: str, token: str) -> None:
         """Nothing when `token` is `table_id`'s; else Refused (kept as a refusal)."""
         with self.connect() as db:
-            row = db.execute("SELECT id FROM house_tables WHERE token_hash = %s",
-                             (token_hash(token or ""),)).fetchone()
-            if row is None:
-                raise self._refuse(db, table_id, None, Refused(
-                    f"table {table_id}: the token is not one the house gave out (or it was "
-                    "replaced): use the token `feltbank house add-table` or `new-token` "
-                    "printed", 401))
-            if row[0] != table_id:
-                raise self._refuse(db, table_id, None, Refused(
-                    f"table {table_id}: the token sent is table {row[0]}'s, not "
-                    f"{table_id}'s: each table ships with its own token", 403))
+            self._authenticate(db, table_id, token)
+
+    def _authenticate(self, db: psycopg.Connection, table_id: str, token: str) -> None:
+        row = db.execute("SELECT id FROM house_tables WHERE token_hash = %s",
+                         (token_hash(token or ""),)).fetchone()
+        if row is None:
+            raise self._refuse(db, table_id, None, Refused(
+                f"table {table_id}: the token is not one the house gave out (or it was "
+                "replaced): use the token `feltbank house add-table` or `new-token` "
+                "printed", 401))
+        if row[0] != table_id:
+            raise self._refuse(db, table_id, None, Refused(
+                f"table {table_id}: the token sent is table {row[0]}'s, not "
+                f"{table_id}'s: each table ships with its own token", 403))
 
     def _refuse(self, db: psycopg.Connection, table_id: str, seq: int | None,
                 exc: Refused) -> Refused:
@@ -159,13 +162,13 @@ class House:
         """Keep `entries` (as Journal.chained() gives them, in order) after checking each
         against the chain; entries already held are acknowledged. On a refusal the entries
         before it are kept and Refused says why."""
-        self.authenticate(table_id, token)
-        if not isinstance(entries, list) or len(entries) > MAX_BATCH:
-            raise Refused(f"table {table_id}: a shipment is a list of at most {MAX_BATCH} "
-                          "entries", 400)
         refused: Refused | None = None
         added = 0
         with self.connect() as db:
+            self._authenticate(db, table_id, token)
+            if not isinstance(entries, list) or len(entries) > MAX_BATCH:
+                raise Refused(f"table {table_id}: a shipment is a list of at most {MAX_BATCH} "
+                              "entries", 400)
             head_seq, head_hash, mode = db.execute(
                 "SELECT head_seq, head_hash, mode FROM house_tables WHERE id = %s FOR UPDATE",
                 (table_id,)).fetchone()

@@ -176,3 +176,38 @@ def test_a_lost_table_is_written_back_from_the_house_and_goes_on(house, house_pr
         s.stop()
         again.table.journal.close()
     assert held(house, "t1") == (150, 150)
+
+
+def test_the_running_table_ships_when_pointed_at_the_house(house, house_proc, tmp_path):
+    from controller.cli.run import table_service
+    from controller.config import load_config
+    from controller.games.base import Command
+
+    token = house.add_table("t1")
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(
+        f'[table]\nmode = "hazard"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n'
+        '[camera]\nsource = "none"\n[printer]\nconnection = "none"\n'
+        f'[house]\nurl = "{house_proc.url}"\ntable = "t1"\ntoken = "{token}"\n'
+        f'ca = "{house_proc.ca}"\n')
+    with table_service(load_config(config_file), camera=False) as service:
+        service.table.submit(Command("join", {"player": "Ann"}, "j1"))
+        seq = service.table.submit(Command("buy-in", {"player": "Ann", "amount": 30}, "b1")).seq
+        assert service.shipper.wait_for(seq, timeout=30)
+        health = service.health()["house"]
+        assert health["ok"] and health["house_seq"] == seq
+        assert health["house"] == f"{house_proc.url}/api/tables/t1"
+        head = service.table.journal.head()
+    [row] = house.tables()
+    assert (row["seq"], row["players"]) == (seq, {"Ann": 30})
+    assert row["head"] == head[1][:12]
+
+
+def test_a_bad_house_setting_is_refused_with_what_is_accepted(tmp_path):
+    from controller.config import load_config
+    from controller.errors import ConfigError
+
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text('[house]\nurl = "house.local:8443"\n')
+    with pytest.raises(ConfigError, match="house.url.*an https:// URL"):
+        load_config(config_file)
