@@ -219,6 +219,14 @@ class House:
                                 "%s)", rows)
                 cur.executemany("INSERT INTO legs (table_id, seq, entry, kind, account, amount)"
                                 " VALUES (%s, %s, %s, %s, %s, %s)", legs)
+                moved: dict[str, int] = {}
+                for *_, account, amount in legs:
+                    moved[account] = moved.get(account, 0) + amount
+                cur.executemany(
+                    "INSERT INTO balances (table_id, account, balance) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (table_id, account) DO UPDATE "
+                    "SET balance = balances.balance + EXCLUDED.balance",
+                    [(table_id, a, v) for a, v in sorted(moved.items())])
             db.execute("UPDATE house_tables SET head_seq = %s, head_hash = %s, mode = %s, "
                        "last_seen = now() WHERE id = %s", (head_seq, head_hash, mode, table_id))
             db.commit()
@@ -263,7 +271,8 @@ class House:
                 "ORDER BY id").fetchall()
             balances: dict[str, dict[str, int]] = {}
             for table_id, account, total in db.execute(
-                    "SELECT table_id, account, sum(amount) FROM legs GROUP BY table_id, account"):
+                    "SELECT table_id, account, balance FROM balances "
+                    "WHERE balance <> 0 OR account LIKE 'player:%'"):
                 balances.setdefault(table_id, {})[account] = int(total)
             refusals: dict[str, tuple] = {}
             for table_id, reason, at in db.execute(
