@@ -34,8 +34,9 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from house.db import MAX_BATCH, House, HouseError, Refused, Shipped
+from house.i18n import RESULT_TITLES, t
 from web import auth
-from web.i18n import language, script_words, t
+from web.i18n import language, script_words
 from web.live import sse
 from web.security import (
     RateLimiter,
@@ -244,7 +245,8 @@ def player_statements():
 @pages.get("/results")
 @auth.login_required
 def results():
-    charts = {by: bars(_house().results(by)) for by in ("table", "mode", "shift", "day")}
+    charts = {by: {**bars(_house().results(by)), "title": title}
+              for by, title in RESULT_TITLES.items()}
     return render_template("house/results.html", charts=charts)
 
 

@@ -129,3 +129,20 @@ def test_the_tables_door_takes_a_token_not_a_login(client, house, tmp_path):
     r = client.get("/api/tables/t1/entries?after=-1",
                    headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 400
+
+
+def test_every_word_the_house_pages_translate_has_french(banker):
+    import re
+    from pathlib import Path
+
+    from house.i18n import FRENCH, RESULT_TITLES
+    from web.i18n import FRENCH as TABLE_FRENCH
+
+    words = set(RESULT_TITLES.values())
+    for path in (Path(__file__).resolve().parents[2] / "house" / "templates").rglob("*.html"):
+        words |= {w for _, w in re.findall(r"""\bt\((['"])(.+?)\1\)""", path.read_text())}
+    assert len(words) > 25
+    assert sorted(w for w in words if w not in FRENCH and w not in TABLE_FRENCH) == []
+    banker.client.post("/language/fr", data={"csrf_token": banker.token, "next": "/results"})
+    page = banker.client.get("/results").text
+    assert "Résultat de la maison par jeu" in page and "Déconnexion" in page
