@@ -136,3 +136,22 @@ def advise_state(state: FortunesWindsState) -> dict | None:
     if not state.roll:
         return None
     return advise(state.showing_map(), state.roll, state.set_aside, state.settings)
+
+
+def advice_text(advice: dict) -> list[str]:
+    """The advice for people (`feltbank advise fortunes-winds`)."""
+    out: list[str] = []
+    kept = f" (set aside before: {' '.join(advice['set_aside'])})" if advice["set_aside"] else ""
+    out.append(f"roll {advice['roll']}: {' '.join(advice['showing'])}{kept}")
+    if advice["turn_over"]:
+        what = {"win": f"a win: {advice['combination']}", "lord-moon": "Lord Moon: a loss",
+                "no-combination": "no combination after the third roll: a loss"}
+        out.append(f"the turn is over: {what[advice['result']]}")
+        return out
+    for objective, title in (("max-return", "best return"), ("max-win", "best chance to win")):
+        a = advice[objective]
+        aside = " ".join(a["set_aside"]) or "nothing"
+        out.append(f"{title + ':':<20} set aside {aside}, roll {' '.join(a['roll_next'])}: "
+                   f"wins the turn {100 * a['win_probability']:.3f}%, expected return "
+                   f"{a['expected_return']:+.4f} per coin of standard bet")
+    return out

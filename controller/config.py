@@ -99,7 +99,7 @@ DEVICE_SETTINGS = (
             "table; or picamera, usb, usb:N, replay:FOLDER, demo, none",
             check=_camera_source, accepts="auto, picamera, usb[:N], replay:FOLDER, demo or none"),
     Setting("camera.profile", "", "the dice recognition profile folder; empty: the shipped "
-            "calibration/fortunes-and-winds"),
+            "calibration/ of the table's dice"),
     Setting("camera.fps", 10.0, "frames a second taken from the camera", minimum=1.0,
             maximum=30.0),
     Setting("camera.mains_hz", 50, "the lamps' mains frequency: the Pi camera's locked "

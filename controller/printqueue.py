@@ -50,10 +50,12 @@ def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str]) -> list[t
     for n, event in enumerate(events, start=1):
         slip = f"S{seq}-{n}"
         if event.kind == "bet-placed" and "bet" in wanted:
-            out.append(("bet-slip", {"slip": slip, "player": event.data["player"],
-                                     "bet": event.data["bet"], "stake": event.data["amount"],
-                                     "pays": event.data.get("pays", ""),
-                                     "lord_moon": event.data.get("lord_moon", 0)}))
+            # What else the mode says of the bet (e.g. money laid alongside it) goes to the
+            # slip too; the mode's own layout (hardware/templates/MODE/) prints it.
+            extra = {k: v for k, v in event.data.items() if k not in ("player", "bet", "amount")}
+            out.append(("bet-slip", {"pays": "", **extra, "slip": slip,
+                                     "player": event.data["player"], "bet": event.data["bet"],
+                                     "stake": event.data["amount"]}))
         elif event.kind == "bet-settled" and "payout" in wanted and event.data.get("paid"):
             out.append(("payout-slip", {"slip": slip, "player": event.data["player"],
                                         "bet": event.data["bet"], "stake": event.data["stake"],

@@ -18,6 +18,7 @@ import numpy as np
 from vision.camera import CameraSource, CameraState, Frame
 from vision.errors import VisionError
 from vision.geometry import TableGeometry
+from vision.labels import FORTUNES_AND_WINDS, DieSet
 from vision.synthetic import DieSpec, SceneParams, render_scene
 
 #: The installation the shipped profile was calibrated on (vision.default_profile).
@@ -43,8 +44,11 @@ class DemoCamera(CameraSource):
     def __init__(self, seed: int = 0, fps: float = 10.0, tumble_frames: int = 4,
                  table: dict[str, object] | None = None,
                  zones: dict[str, list[tuple[float, float]]] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 die_set: DieSet = FORTUNES_AND_WINDS) -> None:
         super().__init__(clock)
+        #: The dice thrown (equipment/NAME.json, as vision.labels reads it).
+        self.die_set = die_set
         self.params = replace(SceneParams(), **(table or NOMINAL_TABLE))
         self.zones = zones or ZONES
         self.rng = np.random.default_rng(seed)
@@ -60,7 +64,7 @@ class DemoCamera(CameraSource):
         #: When the thrown dice came to rest: the first frame showing them still.
         self.rested_at: float | None = None
         self._lock = threading.Lock()
-        scene = render_scene(self.params, [], seed=seed)
+        scene = render_scene(self.params, [], seed=seed, die_set=die_set)
         self.geometry = TableGeometry.from_corners(scene.felt_corners, self.params.felt_mm,
                                                    self.zones)
         self._still = scene.image
@@ -115,7 +119,8 @@ class DemoCamera(CameraSource):
             resting = dice is not None and not self._queue
         if dice is not None:
             self._seed += 1
-            self._still = render_scene(self.params, dice, seed=self._seed).image
+            self._still = render_scene(self.params, dice, seed=self._seed,
+                                       die_set=self.die_set).image
             self._noisy = []
             if resting:
                 self.rested_at = now

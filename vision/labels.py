@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
+
+#: The dice and decks as data (the `equipment` package's files): the rules and the dashboard
+#: read the same files. Read here by path: vision imports nothing but numpy and cv2.
+EQUIPMENT = Path(__file__).resolve().parents[1] / "equipment"
 
 
 @dataclass(frozen=True)
@@ -42,27 +48,20 @@ class DieSet:
         raise KeyError(label)
 
 
-FORTUNES_AND_WINDS = DieSet(
-    name="fortunes-and-winds",
-    dice=(
-        Die("EARTH", (60, 150, 200), (30, 60, 110),
-            ("EARTH", "EARTH", "EARTH", "NORTH", "NORTH", "RICE")),
-        Die("WATER", (170, 110, 40), (140, 70, 10),
-            ("WATER", "WATER", "WATER", "EAST", "EAST", "FISH")),
-        Die("FIRE", (50, 50, 190), (30, 30, 170),
-            ("FIRE", "FIRE", "FIRE", "WEST", "WEST", "TREE")),
-        Die("AIR", (225, 228, 230), (90, 110, 40),
-            ("AIR", "AIR", "AIR", "SOUTH", "SOUTH", "BIRD")),
-        Die("MOON", (28, 26, 26), (20, 20, 20),
-            ("VOID", "VOID", "FORTUNES", "FORTUNES", "SUN", "MOON")),
-    ),
-    glyphs={
-        "EARTH": "土", "NORTH": "北", "RICE": "米",
-        "WATER": "水", "EAST": "東", "FISH": "魚",
-        "FIRE": "火", "WEST": "西", "TREE": "木",
-        "AIR": "風", "SOUTH": "南", "BIRD": "鳥",
-        "VOID": "空", "FORTUNES": "運", "SUN": "陽", "MOON": "月",
-    },
-)
+def _equipment(name: str) -> dict:
+    return json.loads((EQUIPMENT / f"{name}.json").read_text(encoding="utf-8"))
 
-DIE_SETS = {FORTUNES_AND_WINDS.name: FORTUNES_AND_WINDS}
+
+def read_die_set(name: str) -> DieSet:
+    """The die set `equipment/NAME.json`, the file the rules and the dashboard read too."""
+    data = _equipment(name)
+    dice = tuple(Die(d["name"], tuple(d["body_bgr"]), tuple(d["ink_bgr"]), tuple(d["faces"]))
+                 for d in data["dice"])
+    return DieSet(name=data["name"], dice=dice, glyphs=dict(data.get("glyphs", {})))
+
+
+FORTUNES_AND_WINDS = read_die_set("fortunes-and-winds")
+
+#: Every labelled die set in equipment/ (dice whose labels have printed colours), by name.
+DIE_SETS = {p.stem: read_die_set(p.stem) for p in sorted(EQUIPMENT.glob("*.json"))
+            if all("body_bgr" in d for d in _equipment(p.stem).get("dice") or [{}])}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from flask import current_app, session
 
 LANGUAGES = ("en", "fr")
@@ -45,10 +47,6 @@ FRENCH = {
     "win": "gagne",
     "won": "gagné",
     "rolls": "lancers",
-    "Lord Moon: bets lost": "Seigneur Lune : mises perdues",
-    "no combination": "pas de combinaison",
-    "the caster wins": "le lanceur gagne",
-    "the caster loses": "le lanceur perd",
     "lose": "perd",
     "push": "rendu",
     # roll confirmation
@@ -67,38 +65,7 @@ FRENCH = {
     "Shooter": "Lanceur",
     "Caster": "Lanceur",
     "Roll": "Lancer",
-    "Set aside": "Mettre de côté",
-    "Set aside the selected dice": "Mettre de côté les dés choisis",
-    "Pass the dice": "Passer les dés",
-    "won the last turn: a new turn, or pass the dice":
-        "a gagné le dernier tour : nouveau tour, ou passer les dés",
-    "New turn: lay the bets": "Nouveau tour : posez les mises",
-    "Advisor": "Conseil",
-    "Standard Bet": "Mise standard",
-    "Bet for Lord Moon": "Mise pour Seigneur Lune",
-    "Win: bet 2 to win 3": "Gagne : 2 pour gagner 3",
-    "Lose: bet 3 to win 2": "Perd : 3 pour gagner 2",
-    "3 rolls: bet 1 to win 1": "3 lancers : 1 pour gagner 1",
-    "Fewer: bet 1 to win 1, bar Fortunes & Winds":
-        "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
     "Banker sits here": "Le banquier est assis ici",
-    "Call the main": "Annoncer la main",
-    "Main": "Main",
-    "Chance": "Chance",
-    "Throws": "Coups",
-    "Losses in a row": "Pertes d'affilée",
-    "Throw": "Coup",
-    "caster wins": "le lanceur gagne",
-    "caster loses": "le lanceur perd",
-    "odds on the chance": "cote sur la chance",
-    "odds": "cote",
-    "Die 1": "Dé 1",
-    "Die 2": "Dé 2",
-    "Earth die": "Dé de la Terre",
-    "Water die": "Dé de l'Eau",
-    "Fire die": "Dé du Feu",
-    "Air die": "Dé de l'Air",
-    "Moon die": "Dé de la Lune",
     "round": "manche",
     "no camera": "pas de caméra",
     "nobody is seated": "personne n'est assis",
@@ -167,10 +134,22 @@ def language() -> str:
 
 
 def t(text: str) -> str:
-    """`text` in the session's language."""
+    """`text` in the session's language (the shared words, then the modes' pages' own)."""
     if language() == "fr":
-        return FRENCH.get(text, text)
+        return FRENCH.get(text) or mode_words().get(text, text)
     return text
+
+
+@cache
+def mode_words() -> dict[str, str]:
+    """Every mode page's own French words (`ModePage.french`)."""
+    from controller.modes import modes
+    from web.modes import page_for
+
+    words: dict[str, str] = {}
+    for name in modes():
+        words.update(page_for(name).french)
+    return words
 
 
 def script_words() -> dict[str, str]:

@@ -90,14 +90,12 @@ def _odds(mode: str, settings: str) -> dict:
 def odds_reports() -> list[dict]:
     """Each mode's odds with the settings it would be played with here; bets that favour
     the player marked."""
-    try:
-        from controller.odds import MODES
-    except ImportError:
-        return []
+    from controller.odds import odds_modes
+
     state = table().state
     config = current_app.extensions.get("feltbank.config")
     reports = []
-    for mode in MODES:
+    for mode in odds_modes():
         if state is not None and state.mode == mode:
             settings = dict(state.settings)
         else:

@@ -207,10 +207,10 @@ def confirm_reading() -> Response:
 @bp.post("/api/demo/throw")
 @banker_required
 def demo_throw() -> Response:
-    """The demo table throws the dice the shooter must roll; the camera then reads them."""
+    """The demo table throws the dice that must be rolled now; the camera then reads them."""
     thrower = current_app.extensions.get("feltbank.demo")
     if thrower is None:
-        abort(404, description="this table has a real camera (or none): the shooter throws")
+        abort(404, description="this table has a real camera (or none): throw the real dice")
     try:
         thrown = thrower()
     except IllegalCommand as exc:

@@ -21,7 +21,20 @@ from controller.table import Table
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PROFILE = Path(__file__).resolve().parents[2] / "calibration" / "fortunes-and-winds"
+#: The shipped calibration profiles: calibration/EQUIPMENT/ for a mode's dice or deck.
+CALIBRATION = Path(__file__).resolve().parents[2] / "calibration"
+
+
+def shipped_profile(mode: str) -> Path:
+    """The shipped profile for `mode`'s dice (calibration/EQUIPMENT); for a mode whose dice
+    the camera does not read, the first shipped profile (the camera still watches the felt)."""
+    from controller.modes import find_mode, modes
+
+    wanted = [find_mode(mode).equipment] + [m.equipment for m in modes().values()]
+    for name in wanted:
+        if name and (CALIBRATION / name).is_dir():
+            return CALIBRATION / name
+    return CALIBRATION / (wanted[0] or "none")
 
 
 def choose_source(spec: str) -> str:
@@ -49,7 +62,7 @@ def profile_store(config: Config) -> Path:
 
 def profile_path(config: Config) -> Path:
     """The profile to read dice with: camera.profile, else the table's own calibration (the
-    active version in the data folder's profiles/), else the shipped one."""
+    active version in the data folder's profiles/), else the one shipped for the table's mode."""
     from vision.profile import read_active
 
     if config["camera.profile"]:
@@ -57,7 +70,7 @@ def profile_path(config: Config) -> Path:
     store = profile_store(config)
     if store.is_dir() and read_active(store).get("active"):
         return store
-    return DEFAULT_PROFILE
+    return shipped_profile(config["table.mode"])
 
 
 @dataclass
@@ -159,8 +172,13 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
         demo = None
         if spec == "demo":
             from vision.demo import DemoCamera
+            from vision.labels import DIE_SETS
 
-            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones)
+            if profile.die_set not in DIE_SETS:
+                raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
+                                  f"it throws {', '.join(DIE_SETS)}")
+            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones,
+                                       die_set=DIE_SETS[profile.die_set])
             geometry = source.geometry
         else:
             geometry = table_geometry(config, zones)

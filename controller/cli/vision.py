@@ -12,12 +12,24 @@ from vision.errors import VisionError
 
 ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
 FONT_FILE = ARTWORK / "NotoSansCJKjp-Bold-feltbank.otf"
-DEFAULT_PROFILE = Path(__file__).resolve().parents[2] / "calibration" / "fortunes-and-winds"
 MM_PER_PT = 25.4 / 72
+
+
+def default_die_set() -> str:
+    """The dice of the mode a table opens with by default (table.mode's default)."""
+    from controller.config import SETTINGS
+    from controller.modes import find_mode
+
+    mode = next(s.default for s in SETTINGS if s.key == "table.mode")
+    return find_mode(mode).equipment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the vision subcommands to the top-level parser."""
+    from controller.cli.camera import CALIBRATION
+    from vision.labels import DIE_SETS
+
+    die_set = default_die_set()
     p = subparsers.add_parser(
         "calibrate", help="learn a dice profile from labelled captures",
         description="Learn a recognition profile from DIR/<LABEL>/*.png captures (one die, "
@@ -28,9 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--activate", action="store_true", help="make the new version active")
     p.add_argument("--rollback", action="store_true",
                    help="re-activate the previously active version of --out (no captures)")
-    p.add_argument("--die-set", default="fortunes-and-winds",
-                   help="die set name; a name feltbank does not know takes the folder names "
-                        "as labels (tables that print their own labels)")
+    p.add_argument("--die-set", default=die_set,
+                   help=f"die set name (default {die_set}); a name feltbank does not know "
+                        "takes the folder names as labels (tables that print their own labels)")
     p.add_argument("--camera-controls", metavar="JSON",
                    help='the camera\'s locked controls to keep with the profile, e.g. '
                         '\'{"ExposureTime": 12000, "AnalogueGain": 1.5, '
@@ -39,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_calibrate)
 
     p = subparsers.add_parser("recognize", help="read the dice in image files")
-    p.add_argument("--profile", metavar="PROFILE", default=str(DEFAULT_PROFILE),
-                   help="profile folder or store (default: the shipped profile)")
+    p.add_argument("--profile", metavar="PROFILE", default=str(CALIBRATION / die_set),
+                   help=f"profile folder or store (default: the shipped calibration/{die_set})")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
@@ -55,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("what", choices=["labels", "markers"])
     p.add_argument("--out", required=True, metavar="FILE.pdf")
     p.add_argument("--die-mm", type=float, default=16.0, help="die edge in mm (labels)")
+    p.add_argument("--die-set", default=die_set, choices=sorted(DIE_SETS),
+                   help=f"whose dice the labels are for (default {die_set})")
     p.add_argument("--marker-mm", type=float, default=36.0, help="marker side in mm (markers)")
     p.set_defaults(func=cmd_print)
 
@@ -266,10 +280,14 @@ def _text_centered(pdf: object, text: str, cx: float, cy: float, height_mm: floa
     pdf.text(cx - w / 2, cy + 0.36 * em, text)  # type: ignore[attr-defined]
 
 
-def write_labels_pdf(out: Path, die_mm: float = 16.0) -> int:
-    """The dice labels (kanji and word) at true size with cut marks; returns label count."""
+def write_labels_pdf(out: Path, die_mm: float = 16.0, die_set: str | None = None) -> int:
+    """The dice labels (glyph and word) of `die_set` (equipment/NAME.json; default: the default
+    mode's) at true size with cut marks; returns label count."""
+    import equipment
     from vision.art import DEFAULT_STYLE
-    from vision.labels import FORTUNES_AND_WINDS
+    from vision.labels import DIE_SETS
+
+    dice = DIE_SETS[die_set or default_die_set()]
 
     if not 8.0 <= die_mm <= 40.0:
         raise VisionError(f"--die-mm {die_mm}: expected a die edge between 8 and 40 mm")
@@ -278,11 +296,11 @@ def write_labels_pdf(out: Path, die_mm: float = 16.0) -> int:
     pitch = side + 8.0
     x0, y = 20.0, 22.0
     pdf.set_font("noto", size=11)
-    pdf.text(x0, 14, f"Fortunes and Winds dice labels: {die_mm:g} mm dice, "
+    pdf.text(x0, 14, f"{equipment.load(dice.name)['title']} labels: {die_mm:g} mm dice, "
                      f"{side:g} mm stickers")
     count = 0
     style = DEFAULT_STYLE
-    for die in FORTUNES_AND_WINDS.dice:
+    for die in dice.dice:
         if y + pitch + 10 > 280:
             pdf.add_page()
             y = 20.0
@@ -301,7 +319,7 @@ def write_labels_pdf(out: Path, die_mm: float = 16.0) -> int:
             m = side * 0.05
             pdf.rect(x + m, y + m, side - 2 * m, side - 2 * m)
             pdf.set_text_color(*ink)
-            _text_centered(pdf, FORTUNES_AND_WINDS.glyphs[label], x + side / 2,
+            _text_centered(pdf, dice.glyphs[label], x + side / 2,
                            y + side * 0.42, side * style.glyph_scale, side * 0.8)
             _text_centered(pdf, label, x + side / 2, y + side * 0.80, side * 0.13 * 1.3,
                            side * 0.78)
@@ -363,7 +381,7 @@ def cmd_print(args: argparse.Namespace) -> int:
         return _fail(f"--out {out}: folder {out.parent} does not exist")
     try:
         if args.what == "labels":
-            n = write_labels_pdf(out, args.die_mm)
+            n = write_labels_pdf(out, args.die_mm, args.die_set)
             print(f"{out}: {n} labels for {args.die_mm:g} mm dice")
         else:
             write_markers_pdf(out, args.marker_mm)

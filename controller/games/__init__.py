@@ -1,9 +1,10 @@
-"""The rules core: one pure module per game family, a registry, and the table's top-level fold.
+"""The rules core: one pure module per game family, and the table's top-level fold.
 
     state, events = apply(state, command)      # state is None before the table opens
 
 `apply` handles `open` (choose a mode and its settings, keeping seats and money) and hands
-every other command to the mode's engine.
+every other command to the mode's engine. The modes are found through `controller.modes`
+(entry points): no list of modes here.
 """
 
 from __future__ import annotations
@@ -13,31 +14,17 @@ from typing import Any
 
 from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command, Engine, Event, State
-
-_REGISTRY: dict[str, Engine] = {}
-
-
-def register(engine_cls: type[Engine]) -> type[Engine]:
-    """Class decorator: make a mode findable by its name."""
-    if not engine_cls.name or engine_cls.name in _REGISTRY:
-        raise ValueError(f"engine name {engine_cls.name!r} is empty or taken")
-    _REGISTRY[engine_cls.name] = engine_cls()
-    return engine_cls
+from controller.modes import find_mode, modes
 
 
 def find_game(name: str) -> Engine:
-    """The registered mode called `name`, or IllegalCommand naming the ones there are."""
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise IllegalCommand(
-            f"{name!r} is not a game mode here; modes: {', '.join(sorted(_REGISTRY))}"
-        ) from None
+    """The engine of the mode called `name`, or IllegalCommand naming the modes there are."""
+    return find_mode(name).engine
 
 
 def games() -> dict[str, Engine]:
-    """Every registered mode by name."""
-    return dict(_REGISTRY)
+    """Every installed mode's engine, by name."""
+    return {name: mode.engine for name, mode in modes().items()}
 
 
 def open_table(state: State | None, mode: str, settings: Mapping[str, Any]) -> tuple[State, Event]:
@@ -73,7 +60,8 @@ def apply(state: State | None, cmd: Command) -> tuple[State, tuple[Event, ...]]:
         if not isinstance(mode, str) or not isinstance(settings, Mapping) or extra:
             raise IllegalCommand(
                 "'open' takes mode (a game mode's name) and settings (an object), e.g. "
-                '{"kind": "open", "mode": "hazard", "settings": {"max_bet": 100}}'
+                '{"kind": "open", "mode": "MODE", "settings": {"max_bet": 100}}; modes: '
+                + ", ".join(modes())
             )
         new, event = open_table(state, mode, settings)
         return new, (event,)
@@ -81,7 +69,3 @@ def apply(state: State | None, cmd: Command) -> tuple[State, tuple[Event, ...]]:
         raise IllegalCommand("the table is not open: the first command is 'open' with a mode")
     return find_game(state.mode).apply(state, cmd)
 
-
-# The modes. Each module registers itself.
-from controller.games import hazard  # noqa: E402, F401, I001
-from controller.games import fortunes_winds  # noqa: E402, F401

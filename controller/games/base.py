@@ -1,9 +1,9 @@
 """The engine protocol: commands in, a new state and events out. Pure: no clock, no I/O, no dice.
 
 A game mode subclasses `Engine`, declares its state (a frozen dataclass extending `State`), its
-settings and its commands (methods decorated with `@command`), and registers itself in
-`controller.games`. The table-level commands every mode shares (join, leave, buy-in,
-cash-out, configure) live here, once.
+settings and its commands (methods decorated with `@command`), and is named by its mode's
+`Mode` record (`controller/modes.py`, docs/adding-a-mode.md). The table-level commands every
+mode shares (join, leave, buy-in, cash-out, configure) live here, once.
 """
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ from math import lcm
 from types import MappingProxyType
 from typing import Any
 
+import equipment
 from controller.errors import ConfigError, IllegalCommand
-from controller.games import limits, register
+from controller.games import limits
 from controller.games.base import (
     Arg,
     Command,
@@ -35,6 +36,7 @@ from controller.games.base import (
 )
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
+from controller.modes import Mode
 from controller.settings import Setting
 
 # -- the dice ---------------------------------------------------------------------------------
@@ -53,13 +55,11 @@ class Die:
         return f"{self.name.title()} die"
 
 
-DICE: tuple[Die, ...] = (
-    Die("EARTH", "white", ("EARTH", "EARTH", "EARTH", "NORTH", "NORTH", "RICE")),
-    Die("WATER", "white", ("WATER", "WATER", "WATER", "EAST", "EAST", "FISH")),
-    Die("FIRE", "white", ("FIRE", "FIRE", "FIRE", "WEST", "WEST", "TREE")),
-    Die("AIR", "white", ("AIR", "AIR", "AIR", "SOUTH", "SOUTH", "BIRD")),
-    Die("MOON", "black", ("VOID", "VOID", "FORTUNES", "FORTUNES", "SUN", "MOON")),
-)
+#: The printed dice, as equipment/fortunes-and-winds.json has them (the recognizer and the
+#: dashboard read the same file).
+EQUIPMENT = "fortunes-and-winds"
+DICE: tuple[Die, ...] = tuple(Die(d["name"], d["colour"], tuple(d["faces"]))
+                              for d in equipment.load(EQUIPMENT)["dice"])
 DIE_NAMES: tuple[str, ...] = tuple(d.name for d in DICE)
 DIE: Mapping[str, Die] = MappingProxyType({d.name: d for d in DICE})
 WHITE_DICE: tuple[str, ...] = tuple(d.name for d in DICE if d.colour == "white")
@@ -254,7 +254,6 @@ class FortunesWindsState(State):
         return tuple(d for d in DIE_NAMES if d not in self.set_aside)
 
 
-@register
 class FortunesWinds(Engine):
     name = "fortunes-winds"
     title = "Fortunes and Winds"
@@ -677,3 +676,19 @@ class FortunesWinds(Engine):
         most = max(least, min(held // (2 if kind == STANDARD else 1), least + 10 * unit))
         amount = least + unit * rng.randint(0, (most - least) // unit)
         return {"player": player, "bet": kind, "amount": amount}
+
+
+MODE = Mode(
+    engine=FortunesWinds(),
+    equipment=EQUIPMENT,
+    odds_ref="controller.odds.fortunes_winds:odds",
+    odds_text_ref="controller.odds.fortunes_winds:odds_text",
+    simulate_ref="controller.odds.fortunes_winds:simulate",
+    strategies=("max-return", "max-win"),
+    advise_ref="controller.advisor:advise",
+    advice_text_ref="controller.advisor:advice_text",
+    page_ref="web.modes.fortunes_winds:PAGE",
+    result_words={WIN: "won", LORD_MOON_LOSS: "Lord Moon: bets lost",
+                  NO_COMBINATION: "no combination"},
+    receipts=("bet-slip",),
+)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from controller.errors import IllegalCommand
-from controller.games import limits, register
+from controller.games import limits
 from controller.games.base import (
     Arg,
     Command,
@@ -28,6 +28,7 @@ from controller.games.base import (
     pays_setting,
 )
 from controller.ledger import BANK, Entry, bet_account, player_account
+from controller.modes import Mode
 from controller.settings import Setting
 
 MAINS = (5, 6, 7, 8, 9)
@@ -72,7 +73,6 @@ class HazardState(State):
     losses: int = 0
 
 
-@register
 class Hazard(Engine):
     name = "hazard"
     title = "Hazard"
@@ -261,3 +261,13 @@ class Hazard(Engine):
     def chance_step(self, state: HazardState, rng: random.Random) -> Command:
         """Two dice thrown at random."""
         return Command("throw", {"dice": [rng.randint(1, 6), rng.randint(1, 6)]})
+
+
+MODE = Mode(
+    engine=Hazard(),
+    odds_ref="controller.odds.hazard:odds",
+    odds_text_ref="controller.odds.hazard:odds_text",
+    simulate_ref="controller.odds.hazard:simulate",
+    page_ref="web.modes.hazard:PAGE",
+    result_words={"caster-wins": "the caster wins", "caster-loses": "the caster loses"},
+)

@@ -11,6 +11,7 @@ every bet's probability and edge follow from it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,7 +20,8 @@ from itertools import product
 from math import factorial
 from typing import Any
 
-from controller.games.base import Pays
+from controller.games import apply, find_game
+from controller.games.base import Command, Pays
 from controller.games.fortunes_winds import (
     BET_KINDS,
     BET_NAMES,
@@ -36,11 +38,14 @@ from controller.games.fortunes_winds import (
     WHITE_DICE,
     WIN,
     WINDS,
+    FortunesWinds,
     TurnOutcome,
     bet_result,
     pays_of,
 )
 from controller.games.fortunes_winds import LORD_MOON_LOSS as MOON_LOSS
+from controller.odds import pct
+from controller.simulate import Run, Tally, open_table, settled
 
 CATEGORIES = ("E", "W", "X")
 #: Kept (or rolled) white dice as counts of (elements, winds, others).
@@ -305,3 +310,86 @@ def _report(pays: PayTable) -> dict:
 def odds(settings: Mapping[str, Any]) -> dict:
     """The odds report of Fortunes and Winds for a table with `settings` (cached)."""
     return _report(PayTable.of(settings))
+
+
+def odds_text(report: dict) -> list[str]:
+    """The odds report for people (`feltbank odds fortunes-winds`)."""
+    out: list[str] = []
+    out.append(f"shooter wins a turn, setting aside to win:      "
+          f"{pct(report['shooter_win_probability'])}")
+    out.append(f"standard bet's return, setting aside for it:    "
+          f"{pct(report['standard_expected_return'])} per coin of standard bet "
+          "(Lord Moon money included)")
+    out.append("")
+    out.append("combinations: " + ", ".join(f"{c['name']} {c['pays']} ({c['first_roll_pays']} on "
+                                       "roll 1)" for c in report["combinations"]))
+    out.append("")
+    head = (f"{'bet':<16}{'pays':>9}{'P(win)':>10}{'edge':>10}{'edge':>10}{'worst':>10}"
+            f"{'colluding':>11}")
+    out.append(head)
+    out.append(f"{'':<16}{'':>9}{'':>10}{'max-ret':>10}{'max-win':>10}{'':>10}{'shooter':>11}")
+    for bet in report["bets"]:
+        coll = bet.get("house_edge_colluding")
+        pays = "combos" if bet["id"] == "standard" else bet["pays"]
+        out.append(f"{bet['id']:<16}{pays:>9}{pct(bet['probability']):>10}"
+              f"{pct(bet['by_strategy']['max-return']['house_edge']):>10}"
+              f"{pct(bet['by_strategy']['max-win']['house_edge']):>10}"
+              f"{pct(bet['house_edge_worst']):>10}"
+              f"{pct(coll) if coll is not None else '':>11}")
+    out.append("")
+    out.append("edge: the bettor's expected loss per coin staked (negative: the bettor's edge).")
+    out.append("worst: the lower edge of the two strategies; colluding: if the shooter set dice "
+          "aside to make that bet win.")
+    return out
+
+
+# -- seeded simulation (`feltbank simulate fortunes-winds`) -----------------------------------
+
+
+def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
+             strategy: str) -> Run:
+    """Two seats: the shooter lays the smallest standard bet, the other player every side bet;
+    the shooter sets dice aside as the advisor says (`strategy`) and always throws a new turn
+    after a win. The Lord Moon money counts with the standard bet."""
+    from controller.advisor import choose
+    from controller.games.fortunes_winds import SIDE_BETS, smallest_stake
+
+    state = open_table(FortunesWinds.name, settings)
+    kinds = [k for k in SIDE_BETS if k != "daikoku-against" or state.settings["daikoku_against"]]
+    stakes = {k: smallest_stake(state.settings, k) for k in (STANDARD, *kinds)}
+    tallies: dict[str, Tally] = {"shooter-wins": Tally()}
+    for _ in range(turns):
+        shooter = state.shooter
+        other = "P2" if shooter == "P1" else "P1"
+        cmds = [Command("bet", {"player": shooter, "bet": STANDARD,
+                                "amount": stakes[STANDARD]})]
+        cmds += [Command("bet", {"player": other, "bet": k, "amount": stakes[k]}) for k in kinds]
+        for cmd in cmds:
+            state, _ = apply(state, cmd)
+        engine = find_game(state.mode)
+        while True:
+            state, events = apply(state, engine.chance_step(state, rng))
+            if events[-1].kind != "rolled":
+                break
+            keep = choose(state.showing_map(), state.set_aside, state.roll, strategy,
+                          state.settings)
+            if keep:
+                state, _ = apply(state, Command("set-aside", {"dice": keep}))
+        settled(events, tallies, counts_with={LORD_MOON_SPOT: STANDARD})
+        ended = next(e for e in events if e.kind == "turn-ended")
+        tallies["shooter-wins"].add(float(ended.data["result"] == WIN))
+
+    def exact(report: dict) -> dict[str, Fraction]:
+        return {bet["id"]: Fraction(bet["by_strategy"][strategy]["house_edge_exact"])
+                for bet in report["bets"]}
+
+    def extra(report: dict) -> dict[str, Any]:
+        wins = tallies["shooter-wins"]
+        probability = (report["shooter_win_probability"] if strategy == "max-win" else next(
+            b["probability"] for b in report["bets"] if b["id"] == STANDARD))
+        return {"strategy": strategy, "shooter_win_rate": wins.mean, "shooter_win_se": wins.se,
+                "shooter_win_exact": probability,
+                "notes": [f"shooter won {pct(wins.mean).strip()} ± {pct(wins.se).strip()} of "
+                          f"turns (exact {pct(probability).strip()}, {strategy})"]}
+
+    return Run(tallies, state, exact, extra, not_bets=("shooter-wins",))

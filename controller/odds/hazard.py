@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from controller.games.base import Pays
-from controller.games.hazard import MAINS, WAYS, commission, first_throw, odds_pays
+from controller.errors import IllegalCommand
+from controller.games import apply, find_game, limits
+from controller.games.base import Command, Pays
+from controller.games.hazard import MAINS, WAYS, Hazard, commission, first_throw, odds_pays
+from controller.odds import pct
+from controller.simulate import Run, Tally, open_table, settled
 
 TOTALS = tuple(range(2, 13))
 
@@ -112,3 +117,73 @@ def odds(settings: Mapping[str, Any]) -> dict:
     """The odds report of Hazard for a table with `settings` (cached)."""
     return _report(settings["caster_wins_pays"], settings["caster_loses_pays"],
                    settings["commission_percent"])
+
+
+def odds_text(report: dict) -> list[str]:
+    """The odds report for people (`feltbank odds hazard`)."""
+    out: list[str] = []
+    out.append(f"{'main':>4}{'nick':>10}{'out':>10}{'chance':>10}{'caster wins':>13}")
+    for m in report["mains"]:
+        out.append(f"{m['main']:>4}{pct(m['nick']):>10}{pct(m['out']):>10}{pct(m['chance']):>10}"
+              f"{pct(m['caster_wins']):>13}")
+    out.append("")
+    out.append(f"{'bet':<16}{'pays':>6}{'P(win)':>10}{'edge':>10}{'worst':>10}")
+    for bet in report["bets"]:
+        worst = bet.get("house_edge_worst")
+        out.append(f"{bet['id']:<16}{bet['pays']:>6}{pct(bet['probability']):>10}"
+              f"{pct(bet['house_edge']):>10}{pct(worst) if worst is not None else '':>10}")
+    out.append("")
+    out.append("caster-loses worst: at a stake whose commission, rounded down, is nothing.")
+    return out
+
+
+# -- seeded simulation (`feltbank simulate hazard`) -------------------------------------------
+
+
+def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
+             strategy: str = "") -> Run:
+    """Two seats: the caster calls a main at random (so that every main is played), bets
+    caster-wins, the other player caster-loses and, once a chance is set, the odds."""
+    state = open_table(Hazard.name, settings)
+    pct = state.settings["commission_percent"]
+    lose_rate = Pays.parse(state.settings["caster_loses_pays"])
+    # A stake whose commission is exactly its percentage, so that the exact edge applies.
+    exact_stake = next(s for s in range(lose_rate.unit, 10**6, lose_rate.unit)
+                       if (lose_rate.ratio * s * pct / 100).denominator == 1)
+
+    def stake(kind: str, unit: int) -> int:
+        least = limits.smallest_stake(state.settings, kind, unit)
+        if least is None:
+            raise IllegalCommand(f"the table's limits leave no {kind} bet to simulate")
+        return least
+
+    wins = stake("caster-wins", Pays.parse(state.settings["caster_wins_pays"]).unit)
+    loses = stake("caster-loses", exact_stake)
+    tallies: dict[str, Tally] = {}
+    engine = find_game(state.mode)
+    for _ in range(turns):
+        caster = state.caster
+        other = "P2" if caster == "P1" else "P1"
+        main = rng.choice(MAINS)
+        for cmd in (Command("call-main", {"main": main}),
+                    Command("bet", {"player": caster, "bet": "caster-wins", "amount": wins}),
+                    Command("bet", {"player": other, "bet": "caster-loses",
+                                    "amount": loses})):
+            state, _ = apply(state, cmd)
+        chance = None
+        while True:
+            state, events = apply(state, engine.chance_step(state, rng))
+            if events[-1].kind == "round-ended" or events[-1].kind == "dice-passed":
+                break
+            if state.chance is not None and chance is None:
+                chance = state.chance
+                amount = stake("odds", odds_pays(main, chance).unit)
+                state, _ = apply(state, Command("bet", {"player": other, "bet": "odds",
+                                                        "amount": amount}))
+        settled(events, tallies, lambda bet, m=main, c=chance: f"{bet}:{m}" if bet != "odds"
+                else f"odds:{m}:{c}")
+
+    def exact(report: dict) -> dict[str, Fraction]:
+        return {bet["id"]: Fraction(bet["house_edge_exact"]) for bet in report["bets"]}
+
+    return Run(tallies, state, exact)

@@ -10,7 +10,7 @@ from escpos.printer import Dummy
 
 from hardware.errors import PrinterError
 from hardware.printer import PrinterConfig, ReceiptPrinter
-from hardware.receipts import COLUMNS, draw, kinds, render
+from hardware.receipts import COLUMNS, TEMPLATES, draw, kinds, render
 
 GOLDEN = Path(__file__).with_name("golden")
 #: FELTBANK_REGOLD=1 rewrites the golden files after a deliberate layout change.
@@ -45,9 +45,11 @@ def test_golden_receipts(kind, paper):
 
 
 def test_the_bet_slip_shows_the_lord_moon_money():
-    text = render("bet-slip", {**SAMPLES["bet-slip"], "lord_moon": 2})
-    assert b"For Lord Moon" in text and b"For Lord Moon" not in render("bet-slip",
-                                                                        SAMPLES["bet-slip"])
+    text = render("bet-slip", {**SAMPLES["bet-slip"], "lord_moon": 2}, mode="fortunes-winds")
+    assert b"For Lord Moon" in text and b"For Lord Moon" not in render(
+        "bet-slip", SAMPLES["bet-slip"], mode="fortunes-winds")
+    # Lord Moon is Fortunes and Winds' own: the shared layout does not know it.
+    assert b"For Lord Moon" not in render("bet-slip", {**SAMPLES["bet-slip"], "lord_moon": 2})
 
 
 def test_every_layout_has_a_sample():
@@ -157,3 +159,28 @@ def test_network_printer_that_is_not_there():
     with pytest.raises(PrinterError, match="did not take r1"):
         printer.send(b"x", "r1")
     assert printer.paper() == "unknown"
+
+
+# -- the shared mode harness: each mode's own layouts ----------------------------------------
+
+
+def test_each_modes_layouts_are_the_ones_its_record_lists():
+    from controller.modes import modes
+
+    folders = {p.name for p in TEMPLATES.iterdir() if p.is_dir()}
+    assert folders <= set(modes()), f"layouts of no mode: {folders - set(modes())}"
+    for name, mode in modes().items():
+        assert set(mode.receipts) <= set(kinds()), f"{name} lays out an unknown receipt kind"
+        own = {p.stem for p in (TEMPLATES / name).glob("*.txt")} if name in folders else set()
+        assert own == set(mode.receipts), f"{name}: templates/{name}/ has {own}, the record " \
+                                          f"lists {set(mode.receipts)}"
+
+
+@pytest.mark.parametrize("paper", [58, 80])
+def test_each_modes_layouts_draw_the_shared_sample(paper):
+    from controller.modes import modes
+
+    for name, mode in modes().items():
+        for kind in mode.receipts:
+            text = render(kind, SAMPLES[kind], paper_mm=paper, mode=name)
+            assert SAMPLES[kind]["table"].encode() in text, (name, kind)

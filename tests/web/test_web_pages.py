@@ -76,9 +76,12 @@ def test_hazard_page_the_main_the_chance_the_bets_and_losses(hazard_client, haza
 
 
 def test_a_mode_without_a_page_gets_the_generic_one(hazard_client, monkeypatch):
-    from web import modes
+    import dataclasses
 
-    monkeypatch.delitem(modes._PAGES, "hazard")
+    from controller import modes
+
+    hazard = dataclasses.replace(modes.find_mode("hazard"), page_ref="")
+    monkeypatch.setattr(modes, "_modes", {**modes.modes(), "hazard": hazard})
     html = hazard_client.client.get("/").text
     assert 'data-kind="call-main"' in html and 'data-kind="throw"' in html
     assert 'name="dice" data-type="list"' in html

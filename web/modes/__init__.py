@@ -1,8 +1,9 @@
 """Each mode's page: one small module plugging into the shared frame.
 
-A mode's module makes a `ModePage`: its fragment template, a `context()` with what the
-fragment shows, and a `confirmation()` describing the chance step (the roll) the banker
-confirms or enters by hand. A mode with no module gets the generic page, built from
+A mode's module makes a `ModePage` named `PAGE`: its fragment template, a `context()` with
+what the fragment shows, and a `confirmation()` describing the chance step (the roll) the
+banker confirms or enters by hand. The mode's record names it (`Mode.page_ref`,
+"web.modes.MODE:PAGE"). A mode with no page gets the generic page, built from
 `Engine.command_kinds()`, so a new mode is playable before it has a page of its own.
 """
 
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import equipment
 from controller.errors import IllegalCommand
 from controller.games.base import Command, Engine, State
+from controller.modes import find_mode, result_words
 
 #: Chips the banker taps before a bet spot.
 CHIPS = (1, 2, 3, 5, 10, 20, 50, 100)
@@ -43,8 +46,10 @@ class ModePage:
     bet_words: dict = field(default_factory=dict)
     #: The faces a die read as `label` may show (None: unread), for the banker's correction.
     faces_for: Callable[[str | None], list] = field(default=lambda label: [])
-    #: A mark printed beside each face on the buttons (the kanji of Fortunes and Winds).
+    #: A mark printed beside each face on the buttons (the glyphs of the mode's equipment).
     face_marks: dict = field(default_factory=dict)
+    #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
+    french: dict = field(default_factory=dict)
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:
@@ -61,17 +66,22 @@ def manual_rows(dice: list[tuple[str, str, list]]) -> list[dict]:
     return [{"key": key, "title": title, "faces": faces} for key, title, faces in dice]
 
 
-_PAGES: dict[str, ModePage] = {}
-
-
-def register(page: ModePage) -> ModePage:
-    _PAGES[page.mode] = page
-    return page
+def glyphs(name: str) -> dict[str, str]:
+    """The sign printed on each face of the dice `equipment/NAME.json` (empty: none)."""
+    return dict(equipment.load(name).get("glyphs", {})) if name else {}
 
 
 def page_for(mode: str) -> ModePage:
-    """The page of `mode`, or the generic one."""
-    return _PAGES.get(mode) or generic
+    """The page of `mode` (its record's `page_ref`), or the generic one."""
+    try:
+        page = find_mode(mode).page()
+    except IllegalCommand:
+        page = None
+    if page is None:
+        return generic
+    if not isinstance(page, ModePage) or page.mode != mode:
+        raise TypeError(f"the page of {mode!r} must be a web.modes.ModePage for that mode")
+    return page
 
 
 def _generic_context(page: PageInput) -> dict:
@@ -88,9 +98,5 @@ def _generic_context(page: PageInput) -> dict:
 
 generic = ModePage("*", "modes/generic.html", _generic_context)
 
-#: How rounds end, in words (the events' `result`).
-RESULT_WORDS = {"win": "won", "lord-moon": "Lord Moon: bets lost",
-                "no-combination": "no combination", "caster-wins": "the caster wins",
-                "caster-loses": "the caster loses"}
-
-from web.modes import fortunes_winds, hazard  # noqa: E402, F401
+#: How rounds end, in words (the events' `result`): every mode's `Mode.result_words`.
+RESULT_WORDS = result_words()

@@ -1,0 +1,175 @@
+"""A game mode is one `Mode` record, found through one registry built on entry points.
+
+    [project.entry-points."feltbank.modes"]          # pyproject.toml (of any package)
+    hazard = "controller.games.hazard:MODE"
+
+    find_mode("hazard").engine.apply(state, command)
+    find_mode("hazard").odds(settings)                # None fields: the mode has no such part
+
+The record names everything the rest of the program asks of a mode: the engine (with its
+`read` of the camera's observation, `demo_throw`, `light` and `chance_step`), the exact odds,
+the simulation, the dice or deck (`equipment/NAME.json`), the dashboard page, the words for
+how a round ends, and its receipt layouts. Parts outside `controller/` (the page) and heavy
+parts (odds, simulation) are named by "module:attr" strings, imported only when asked for:
+`controller/` imports nothing of `web/` or `hardware/`.
+
+Nothing outside a mode's own files names a mode: the CLI, the dashboard, the camera and the
+printer ask this registry. See docs/adding-a-mode.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from controller.errors import IllegalCommand
+
+if TYPE_CHECKING:
+    from controller.games.base import Engine
+
+#: The entry-point group a mode is declared in.
+GROUP = "feltbank.modes"
+
+
+def resolve_ref(ref: str) -> Any:
+    """The object a "package.module:attr" string names (imported now)."""
+    module, _, attr = ref.partition(":")
+    if not module or not attr:
+        raise ValueError(f"{ref!r} is not a reference: expected 'package.module:attr'")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Everything the table, the CLI, the camera, the dashboard and the printer need of a mode.
+
+    Only `engine` is required; a mode grows the other parts as it gets them.
+    """
+
+    #: The rules: a pure `Engine` (its `name` is the mode's name, its `title` the mode's title).
+    engine: Engine
+    #: The dice or deck the mode is played with: `equipment/NAME.json` (read by the engine,
+    #: the recognizer and the dashboard), and the default calibration `calibration/NAME/`.
+    equipment: str = ""
+    #: "module:function": `odds(settings) -> dict`, the JSON of `feltbank odds MODE --json`
+    #: (settings already resolved by the engine: every key is there).
+    odds_ref: str = ""
+    #: "module:function": `odds_text(report) -> list[str]`, the same report for people.
+    odds_text_ref: str = ""
+    #: "module:function": `simulate(turns, rng, settings, strategy) -> controller.simulate.Run`.
+    simulate_ref: str = ""
+    #: The strategies `feltbank simulate --strategy` offers for this mode (first: default).
+    strategies: tuple[str, ...] = ()
+    #: "module:function": `advise(roll, roll_number, set_aside, settings) -> dict` and
+    #: "module:function": `advice_text(advice) -> list[str]` for `feltbank advise MODE`.
+    advise_ref: str = ""
+    advice_text_ref: str = ""
+    #: "module:attr": the dashboard's `web.modes.ModePage` (imported by web/ only). Empty: the
+    #: generic page built from the engine's commands.
+    page_ref: str = ""
+    #: How a round ends in words, by the end-of-round event's `result` ("caster-wins": ...).
+    result_words: Mapping[str, str] = field(default_factory=dict)
+    #: Receipt kinds this mode lays out itself, in `hardware/templates/NAME/KIND.txt` (the
+    #: printer picks them by the mode's name; listed here so tests render each one).
+    receipts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "result_words", MappingProxyType(dict(self.result_words)))
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    @property
+    def title(self) -> str:
+        return self.engine.title
+
+    def _part(self, ref: str, what: str) -> Callable:
+        if not ref:
+            raise IllegalCommand(f"{self.title} has no {what}; modes with one: "
+                                 + ", ".join(m.name for m in modes().values()
+                                             if getattr(m, _REFS[what])))
+        return resolve_ref(ref)
+
+    def odds(self, settings: Mapping[str, Any] | None = None) -> dict:
+        """The exact odds report with the house's `settings` over the mode's defaults."""
+        values = self.engine.new_state(settings or {}).settings
+        return self._part(self.odds_ref, "odds")(values)
+
+    def odds_text(self, report: dict) -> list[str]:
+        return list(self._part(self.odds_text_ref, "odds")(report))
+
+    def simulate(self, turns: int, rng, settings: Mapping[str, Any] | None, strategy: str):
+        return self._part(self.simulate_ref, "simulation")(turns, rng, settings, strategy)
+
+    def advise(self, *args: Any) -> dict:
+        return self._part(self.advise_ref, "advisor")(*args)
+
+    def advice_text(self, advice: dict) -> list[str]:
+        return list(self._part(self.advice_text_ref, "advisor")(advice))
+
+    def page(self) -> Any:
+        """The dashboard page object (web side), or None for the generic page."""
+        return resolve_ref(self.page_ref) if self.page_ref else None
+
+
+_REFS = {"odds": "odds_ref", "simulation": "simulate_ref", "advisor": "advise_ref"}
+
+_lock = threading.Lock()
+_modes: dict[str, Mode] | None = None
+
+
+def _load() -> dict[str, Mode]:
+    found: dict[str, Mode] = {}
+    for ep in entry_points(group=GROUP):
+        mode = ep.load()
+        if not isinstance(mode, Mode):
+            raise TypeError(f"entry point {ep.name} = {ep.value!r} in {GROUP} is not a Mode")
+        if ep.name != mode.name:
+            raise ValueError(f"entry point {ep.name!r} names the mode {mode.name!r}: "
+                             "the entry point's name must be the engine's name")
+        if mode.name in found and found[mode.name] is not mode:
+            raise ValueError(f"two modes are called {mode.name!r}")
+        found[mode.name] = mode
+    return dict(sorted(found.items()))
+
+
+def modes() -> dict[str, Mode]:
+    """Every mode installed, by name (loaded once, on first use)."""
+    global _modes
+    if _modes is None:
+        with _lock:
+            if _modes is None:
+                _modes = _load()
+    return dict(_modes)
+
+
+def find_mode(name: str) -> Mode:
+    """The mode called `name`, or IllegalCommand naming the modes there are."""
+    found = modes()
+    try:
+        return found[name]
+    except (KeyError, TypeError):
+        raise IllegalCommand(
+            f"{name!r} is not a game mode here; modes: {', '.join(found)}") from None
+
+
+def with_part(part: str) -> list[str]:
+    """The names of the modes that have `part` ("odds", "simulation", "advisor")."""
+    return [m.name for m in modes().values() if getattr(m, _REFS[part])]
+
+
+def result_words() -> dict[str, str]:
+    """Every mode's words for how a round ends, by result."""
+    words: dict[str, str] = {}
+    for mode in modes().values():
+        words.update(mode.result_words)
+    return words
