@@ -67,10 +67,12 @@ def test_the_house_dashboard_live_in_a_browser(house, house_url, tmp_path):
                 str(bank))
             shot(page, "01-tables")
             page.click("nav a[href='/statements']")
-            assert page.locator("tr.total[data-player=P1]").count() == 1
+            page.wait_for_url("**/statements")
+            playwright_api.expect(page.locator("tr.total[data-player=P1]")).to_have_count(1)
             shot(page, "02-statements")
             page.click("nav a[href='/results']")
-            assert page.locator("#by-mode rect").count() == 2
+            page.wait_for_url("**/results")
+            playwright_api.expect(page.locator("#by-mode rect")).to_have_count(2)
             shot(page, "03-results")
             browser.close()
     finally:
