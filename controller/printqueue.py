@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from controller.chain import short
 from controller.games.base import Command, Event
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ def statement_data(table, player: str) -> dict:
         raise KeyError(f"{player} has no statement at this table")
     state = table.state
     balance = state.ledger.balance(f"player:{player}") if state else 0
-    return {**statements[player].to_json(), "balance": balance}
+    return {**statements[player].to_json(), "balance": balance,
+            "chain": short(table.journal.head()[1])}
 
 
 def house_report_data(table) -> dict:
@@ -82,6 +84,7 @@ def house_report_data(table) -> dict:
         "rounds": state.rounds if state else 0,
         "players": [{"player": p, "net": s.net} for p, s in sorted(table.statements().items())],
         "house": state.ledger.balance("bank") if state else 0,
+        "chain": short(table.journal.head()[1]),
     }
 
 

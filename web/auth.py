@@ -42,6 +42,11 @@ def close_users(_exc: BaseException | None = None) -> None:
         store.close()
 
 
+def home() -> str:
+    """The endpoint a login lands on (the house's dashboard sets its own)."""
+    return current_app.config.get("HOME_ENDPOINT", "table.page")
+
+
 def wants_json() -> bool:
     return (request.path.startswith(("/api/", "/live/", "/camera/")) or request.is_json
             or request.accept_mimetypes.best == "application/json")
@@ -111,7 +116,7 @@ def _safe_next(target: str | None) -> str:
     # Only paths on this site: never an open redirect.
     if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
         return target
-    return url_for("table.page")
+    return url_for(home())
 
 
 @bp.route("/setup", methods=["GET", "POST"])
@@ -132,7 +137,7 @@ def setup():
                 error = str(exc)
             else:
                 _start_session(user)
-                return redirect(url_for("table.page"))
+                return redirect(url_for(home()))
     status = 422 if error else 200
     return render_template("auth/setup.html", error=error,
                            name=request.form.get("name", "banker")), status

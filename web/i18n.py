@@ -12,6 +12,7 @@ FRENCH = {
     # frame
     "Table": "Table",
     "Money": "Caisse",
+    "Journal chain head": "Tête de chaîne du journal",
     "Calibration": "Calibrage",
     "Settings": "Réglages",
     "Users": "Utilisateurs",

@@ -142,7 +142,8 @@ def index():
     return render_template("money/index.html", view=view, players=players,
                            records=list(reversed(records)), kinds=kinds, kind=kind,
                            player=player, house=chart(house_series()),
-                           statements=statements, odds=odds_reports())
+                           statements=statements, odds=odds_reports(),
+                           chain_head=journal().head())
 
 
 @bp.get("/journal.jsonl")

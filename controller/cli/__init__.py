@@ -18,6 +18,7 @@ SUBCOMMAND_MODULES = [
     "hardware",
     "games",
     "vision",
+    "house",
 ]
 
 
