@@ -177,6 +177,23 @@ DEVICE_SETTINGS = (
 )
 
 
+def _house_url(value: str) -> None:
+    if value and not value.startswith(("https://", "http://")):
+        raise ValueError("not a URL")
+
+
+#: The house ledger this table ships its journal to (controller/outbox.py).
+HOUSE_SETTINGS = (
+    Setting("house.url", "", "the house ledger's address (https://HOST:PORT); empty: the "
+            "table ships its journal nowhere", check=_house_url,
+            accepts="empty, or an https:// URL"),
+    Setting("house.table", "", "this table's id at the house (feltbank house add-table ID)"),
+    Setting("house.token", "", "this table's token at the house, as add-table printed it"),
+    Setting("house.ca", "", "the certificate (PEM) the house's is checked against; empty: "
+            "the system's authorities"),
+)
+
+
 def _slip(name: str) -> None:
     if name not in ("bet", "payout"):
         raise ValueError(f"{name!r} is not a slip: 'bet' or 'payout'")
@@ -240,7 +257,7 @@ def schema() -> dict[str, Setting]:
     """Every setting by dotted key: the table's, then each registered mode's."""
     from controller.games import games
 
-    out = {s.key: s for s in (*SETTINGS, *DEVICE_SETTINGS)}
+    out = {s.key: s for s in (*SETTINGS, *DEVICE_SETTINGS, *HOUSE_SETTINGS)}
     for name, engine in sorted(games().items()):
         for s in engine.setting_schema():
             key = f"games.{name}.{s.key}"

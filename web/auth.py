@@ -45,6 +45,11 @@ def close_users(_exc: BaseException | None = None) -> None:
         store.close()
 
 
+def home() -> str:
+    """The endpoint a login lands on (the house's dashboard sets its own)."""
+    return current_app.config.get("HOME_ENDPOINT", "table.page")
+
+
 def wants_json() -> bool:
     return (request.path.startswith(("/api/", "/live/", "/camera/")) or request.is_json
             or request.accept_mimetypes.best == "application/json")
@@ -118,14 +123,14 @@ def _safe_next(target: str | None) -> str:
     """A path on this site rebuilt from `target`'s parts, else the table: never an open
     redirect. Browsers drop tabs and newlines and read a backslash as a slash, so a target
     holding any of them, or any other control character, is refused whole."""
-    home = url_for("table.page")
+    landing = url_for(home())
     if not target or len(target) > 2048 or any(
             ord(c) < 0x20 or c in "\\\x7f" or c.isspace() for c in target):
-        return home
+        return landing
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not parts.path.startswith("/") or \
             parts.path.startswith("//"):
-        return home
+        return landing
     path = quote(parts.path, safe="/%-._~!$&'()*+,;=:@")
     query = quote(parts.query, safe="=&%-._~!$'()*+,;:@/?")
     return urlunsplit(("", "", path, query, ""))
@@ -161,7 +166,7 @@ def setup():
             else:
                 code.discard()
                 _start_session(user)
-                return redirect(url_for("table.page"))
+                return redirect(url_for(home()))
     return render_template("auth/setup.html", error=error, code_file=code.path.name,
                            name=request.form.get("name", "banker")), status
 

@@ -162,7 +162,8 @@ def index():
                            readings=journal().readings(r.seq for r in records),
                            describe=partial(describe, bet_words=bet_words),
                            player=player, house=chart(tab.house_series()),
-                           statements=statements, odds=odds_reports())
+                           statements=statements, odds=odds_reports(),
+                           chain_head=journal().head())
 
 
 @bp.get("/reading/<int:seq>.jpg")

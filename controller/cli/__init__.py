@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES = [
     "games",
     "vision",
     "users",
+    "house",
 ]
 
 

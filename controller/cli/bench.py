@@ -16,7 +16,7 @@ from controller.journal import Journal
 from controller.table import Table
 
 #: Other subcommand modules that add their own `bench` sub-subcommands.
-BENCH_MODULES = ["games", "vision", "camera"]
+BENCH_MODULES = ["games", "vision", "camera", "house"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
