@@ -3,6 +3,7 @@
 
     python3 bootstrap.py run [feltbank run options]
     python3 bootstrap.py test [pytest options]
+    python3 bootstrap.py house [feltbank house serve options]   # the house ledger
 
 The venv is (re)installed when pyproject.toml or the wanted extras change. On a machine whose
 system python already has OpenCV (a Raspberry Pi with python3-opencv, python3-picamera2 and
@@ -47,7 +48,8 @@ def ensure_venv(extras: list[str]) -> None:
     if venv_python().exists() and STAMP.exists():
         # A venv installed with more extras (test's) serves a command that needs fewer (run's).
         done = STAMP.read_text().split()
-        if done[:1] == [project] and set(extras) <= set(done[1:]):
+        held = set(done[1:]) | ({"house"} if "dev" in done else set())  # dev includes house
+        if done[:1] == [project] and set(extras) <= held:
             return
     if not venv_python().exists():
         print(f"bootstrap: creating {VENV}", file=sys.stderr)
@@ -66,17 +68,24 @@ def ensure_venv(extras: list[str]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("run", "test"):
+    if not argv or argv[0] not in ("run", "test", "house"):
         print(__doc__, file=sys.stderr)
         return 2
     what, rest = argv[0], argv[1:]
     if what == "run":
         ensure_venv([])
         cmd = [str(VENV / "bin" / "feltbank"), "run", *rest]
+    elif what == "house":
+        # The house's own PostgreSQL (--local) unless --db names one.
+        ensure_venv(["house"])
+        named = any(a.startswith(("--db", "--local")) for a in rest)
+        local = [] if named or os.environ.get("FELTBANK_HOUSE_DB") else ["--local"]
+        cmd = [str(VENV / "bin" / "feltbank"), "house", "serve", *local, *rest]
     else:
         ensure_venv(["dev"])
         cmd = [str(venv_python()), "-m", "pytest", *rest]
-    os.chdir(ROOT)
+    if what != "house":  # the house's --cert and --key may be relative to where it was asked
+        os.chdir(ROOT)
     os.execv(cmd[0], cmd)
 
 

@@ -13,6 +13,7 @@ from controller.errors import ConfigError
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.live import LiveTable
+from controller.outbox import Shipper, shipper_for
 from controller.supervisor import Supervisor, Ticker
 from controller.table import Table
 
@@ -32,8 +33,8 @@ def open_table(config: Config) -> Table:
 class Feltbank:
     """A running table: the table service rebuilt from its journal, the camera's door to it
     (the live table), the supervisor and its heartbeats, the devices (buttons, lights,
-    printer), the camera rig and the demo table. Every part is made here, handed what it
-    needs when it is made.
+    printer), the camera rig, the demo table and the outbox's shipper to the house ledger
+    (when house.url is set). Every part is made here, handed what it needs when it is made.
 
     `camera=False` runs without a camera (a console, tests); `pin_factory` and `printer` are
     the devices' doubles (gpiozero's mock pins, a test printer); `table` an already opened
@@ -49,8 +50,10 @@ class Feltbank:
         self.supervisor = Supervisor()
         self.camera: CameraRig | None = None
         self.camera_error = ""
+        self.shipper: Shipper | None = None
         self._parts: list = []
         try:
+            self.shipper = shipper_for(config, self.table)
             if camera:
                 self.camera = self._start_camera()
             self.demo = (DemoThrower(self.table, self.camera.demo)
@@ -86,12 +89,18 @@ class Feltbank:
     # -- start and stop ---------------------------------------------------------------------
 
     def start(self) -> Feltbank:
-        """Start watching the parts (the supervisor, systemd's watchdog)."""
+        """Start watching the parts (the supervisor, systemd's watchdog) and shipping the
+        journal to the house."""
         self.supervisor.start()
+        if self.shipper is not None:
+            self.shipper.start()
         return self
 
     def stop(self) -> None:
         """Stop every part (idempotent)."""
+        shipper = getattr(self, "shipper", None)
+        if shipper is not None:
+            shipper.stop()
         self.supervisor.stop()
         for ticker in getattr(self, "tickers", ()):
             ticker.stop()
@@ -161,6 +170,7 @@ class Feltbank:
 
     def health(self) -> dict:
         """Each part of the running table: the one health report (/healthz, the supervisor)."""
+        from controller.storage import storage_health
         from web.health import table_health
 
         spooler = self.devices.spooler
@@ -168,6 +178,7 @@ class Feltbank:
                    else {"ok": True, "connection": "none"})
         return {
             "journal": table_health(self.table),
+            "disk": storage_health(self.table.journal.path.parent),
             "printer": printer,
             "camera": (self.camera.health() if self.camera is not None
                        else {"ok": False, "camera": "failed", "reason": self.camera_error}
@@ -177,4 +188,5 @@ class Feltbank:
                            else {"ok": True, "profile": None}),
             "heartbeats": {"ok": not self.supervisor.stale(),
                            "parts": self.supervisor.health()},
+            **({"house": self.shipper.status} if self.shipper is not None else {}),
         }

@@ -50,8 +50,8 @@ SETTINGS = (
     Setting("web.port", 8080, "the dashboard's TCP port", minimum=1, maximum=65535),
     Setting("web.language", "en", "the dashboard's language until a user picks one",
             choices=("en", "fr")),
-    Setting("web.threads", 16, "threads of the dashboard's server: each live screen or camera "
-            "stream holds one", minimum=4, maximum=64),
+    Setting("web.threads", 16, "threads that build the dashboard's pages and answer its "
+            "commands (idle connections and live screens hold none)", minimum=4, maximum=64),
     Setting("web.secure_cookies", False, "send the login cookie only over https (also "
             "automatic when the dashboard is served over https)"),
     Setting("web.certificate", "", "a TLS certificate file (PEM) to serve the dashboard over "
@@ -93,6 +93,14 @@ def _pins(value: list) -> None:
         raise ValueError("three pins: red, green, blue")
 
 
+#: The highest BCM GPIO number of a Raspberry Pi's header.
+GPIO_MAX = 27
+
+
+def _pin(key: str, default: int, help: str) -> Setting:
+    return Setting(key, default, help, minimum=0, maximum=GPIO_MAX)
+
+
 #: The table's devices: the camera's reading, GPIO buttons and LEDs (BCM numbers), the
 #: receipt printer.
 DEVICE_SETTINGS = (
@@ -130,20 +138,20 @@ DEVICE_SETTINGS = (
     Setting("gpio.hold_seconds", 1.5, "how long a press must last to count as a hold",
             minimum=0.2, maximum=10.0),
     Setting("gpio.bounce_ms", 30, "button debounce time", minimum=0, maximum=500),
-    Setting("pins.confirm", 17, "GPIO of the confirm button (hold: settle)"),
-    Setting("pins.reject", 27, "GPIO of the reject / re-read button"),
-    Setting("pins.pass_dice", 22, "GPIO of the button the shooter presses to pass the dice"),
-    Setting("pins.call_banker", 23, "GPIO of the call-the-banker button"),
+    _pin("pins.confirm", 17, "GPIO of the confirm button (hold: settle)"),
+    _pin("pins.reject", 27, "GPIO of the reject / re-read button"),
+    _pin("pins.pass_dice", 22, "GPIO of the button the shooter presses to pass the dice"),
+    _pin("pins.call_banker", 23, "GPIO of the call-the-banker button"),
     Setting("pins.led_mode", "separate", "one LED per state, or one RGB LED",
             choices=("separate", "rgb")),
-    Setting("pins.ready", 5, "GPIO of the ready LED"),
-    Setting("pins.bets_open", 6, "GPIO of the bets-open LED"),
-    Setting("pins.rolling", 13, "GPIO of the rolling LED"),
-    Setting("pins.reading", 19, "GPIO of the reading LED"),
-    Setting("pins.needs_banker", 26, "GPIO of the needs-the-banker LED"),
-    Setting("pins.win", 12, "GPIO of the win LED"),
-    Setting("pins.loss", 16, "GPIO of the loss / Lord Moon LED"),
-    Setting("pins.fault", 20, "GPIO of the fault LED (camera or printer)"),
+    _pin("pins.ready", 5, "GPIO of the ready LED"),
+    _pin("pins.bets_open", 6, "GPIO of the bets-open LED"),
+    _pin("pins.rolling", 13, "GPIO of the rolling LED"),
+    _pin("pins.reading", 19, "GPIO of the reading LED"),
+    _pin("pins.needs_banker", 26, "GPIO of the needs-the-banker LED"),
+    _pin("pins.win", 12, "GPIO of the win LED"),
+    _pin("pins.loss", 16, "GPIO of the loss / Lord Moon LED"),
+    _pin("pins.fault", 20, "GPIO of the fault LED (camera or printer)"),
     Setting("pins.rgb", [12, 13, 19], "GPIOs of the RGB LED (red, green, blue) in rgb mode",
             check=_pins, accepts="a list of three GPIO numbers"),
     Setting("printer.connection", "file", "file: one file per receipt in printer.folder",
@@ -166,6 +174,23 @@ DEVICE_SETTINGS = (
     Setting("printer.folder", "", "file printer folder; empty: receipts/ in the data folder"),
     Setting("printer.slips", ["bet", "payout"], "slips printed as the game goes: bet, payout",
             check=lambda v: [_slip(x) for x in v], accepts="a list of 'bet' and 'payout'"),
+)
+
+
+def _house_url(value: str) -> None:
+    if value and not value.startswith(("https://", "http://")):
+        raise ValueError("not a URL")
+
+
+#: The house ledger this table ships its journal to (controller/outbox.py).
+HOUSE_SETTINGS = (
+    Setting("house.url", "", "the house ledger's address (https://HOST:PORT); empty: the "
+            "table ships its journal nowhere", check=_house_url,
+            accepts="empty, or an https:// URL"),
+    Setting("house.table", "", "this table's id at the house (feltbank house add-table ID)"),
+    Setting("house.token", "", "this table's token at the house, as add-table printed it"),
+    Setting("house.ca", "", "the certificate (PEM) the house's is checked against; empty: "
+            "the system's authorities"),
 )
 
 
@@ -232,7 +257,7 @@ def schema() -> dict[str, Setting]:
     """Every setting by dotted key: the table's, then each registered mode's."""
     from controller.games import games
 
-    out = {s.key: s for s in (*SETTINGS, *DEVICE_SETTINGS)}
+    out = {s.key: s for s in (*SETTINGS, *DEVICE_SETTINGS, *HOUSE_SETTINGS)}
     for name, engine in sorted(games().items()):
         for s in engine.setting_schema():
             key = f"games.{name}.{s.key}"

@@ -35,12 +35,7 @@ def read_history(path: str | Path) -> Iterator[Line]:
             continue
         where = f"{path}:{number}"
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise HistoryError(f"{where}: not a JSON object ({exc.msg} at column {exc.colno})"
-                               ) from None
-        try:
-            command = Command.from_json(data)
+            command, data = Command.parse(raw)
         except IllegalCommand as exc:
             raise HistoryError(f"{where}: {exc}") from None
         events = data.get("events")

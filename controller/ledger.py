@@ -230,32 +230,90 @@ class Statement:
 def statements(entries: Iterable[Entry]) -> dict[str, Statement]:
     """Every player's session statement, from the entries of the session in order."""
     out: dict[str, Statement] = {}
+    for entry in entries:
+        post_statement(out, entry)
+    return out
+
+
+def post_statement(out: dict[str, Statement], entry: Entry) -> None:
+    """Add one entry to the players' statements in `out`."""
 
     def of(account: str) -> Statement:
         player = account_owner(account)
         assert player is not None
         return out.setdefault(player, Statement(player))
 
-    for entry in entries:
-        for account, amount in entry.legs:
-            kind = account_kind(account)
-            if kind == "player":
-                s = of(account)
-                if entry.kind == "buy-in":
-                    s.buy_in += amount
-                elif entry.kind == "cash-out":
-                    s.cashed_out -= amount
-                elif entry.kind == "stake":
-                    s.staked -= amount
-                elif entry.kind == "win":
-                    s.won += amount
-                elif entry.kind == "pot":
-                    if amount < 0:
-                        s.pots_paid -= amount
-                    else:
-                        s.pots_won += amount
-                elif entry.kind == "fee":
-                    s.fees -= amount
-            elif kind == "bet" and entry.kind == "loss":
-                of(account).lost -= amount
-    return out
+    for account, amount in entry.legs:
+        kind = account_kind(account)
+        if kind == "player":
+            s = of(account)
+            if entry.kind == "buy-in":
+                s.buy_in += amount
+            elif entry.kind == "cash-out":
+                s.cashed_out -= amount
+            elif entry.kind == "stake":
+                s.staked -= amount
+            elif entry.kind == "win":
+                s.won += amount
+            elif entry.kind == "pot":
+                if amount < 0:
+                    s.pots_paid -= amount
+                else:
+                    s.pots_won += amount
+            elif entry.kind == "fee":
+                s.fees -= amount
+        elif kind == "bet" and entry.kind == "loss":
+            of(account).lost -= amount
+
+
+class Books:
+    """The session's figures kept as commands are stored, so that no page has to read the
+    whole journal: each player's statement, the command kinds seen, and the house's result
+    over the session (thinned to at most `points` points, every extreme kept)."""
+
+    def __init__(self, points: int = 600):
+        self.statements: dict[str, Statement] = {}
+        self.kinds: set[str] = set()
+        self.bank = 0
+        self._points = points
+        self._stride = 1
+        #: bucket number -> (lowest (seq, bank), highest (seq, bank)) in that stride of seqs.
+        self._buckets: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+        self._last: tuple[int, int] | None = None
+
+    def add(self, seq: int, kind: str | None, entries: Iterable[Entry]) -> None:
+        """One stored command (its seq, kind and ledger entries), in journal order."""
+        if kind is not None:
+            self.kinds.add(kind)
+        moved = 0
+        bank_moved = False
+        for entry in entries:
+            post_statement(self.statements, entry)
+            for account, amount in entry.legs:
+                if account == BANK:
+                    moved += amount
+                    bank_moved = True
+        if bank_moved:
+            self.bank += moved
+            self._plot(seq, self.bank)
+
+    def _plot(self, seq: int, bank: int) -> None:
+        point = self._last = (seq, bank)
+        key = seq // self._stride
+        lo, hi = self._buckets.get(key, (point, point))
+        self._buckets[key] = (min(lo, point, key=lambda p: p[1]),
+                              max(hi, point, key=lambda p: p[1]))
+        if 2 * len(self._buckets) > self._points:
+            self._stride *= 2
+            merged: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+            for k, (lo, hi) in self._buckets.items():
+                k2 = k // 2
+                lo2, hi2 = merged.get(k2, (lo, hi))
+                merged[k2] = (min(lo2, lo, key=lambda p: p[1]),
+                              max(hi2, hi, key=lambda p: p[1]))
+            self._buckets = merged
+
+    def house_series(self) -> list[tuple[int, int]]:
+        """(seq, the bank's balance after it), in seq order, thinned; extremes kept."""
+        points = {p for pair in self._buckets.values() for p in pair}
+        return sorted(points | {self._last} if self._last else points)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from controller.chain import short
 from controller.games.base import Command, Event
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ def statement_data(table, player: str) -> dict:
         raise KeyError(f"{player} has no statement at this table")
     state = table.state
     balance = state.ledger.balance(f"player:{player}") if state else 0
-    return {**statements[player].to_json(), "balance": balance}
+    return {**statements[player].to_json(), "balance": balance,
+            "chain": short(table.journal.head()[1])}
 
 
 def house_report_data(table) -> dict:
@@ -84,6 +86,7 @@ def house_report_data(table) -> dict:
         "house": state.ledger.balance("bank") if state else 0,
         # The banker's overrides of the camera, for the house to see on paper.
         "corrections": sum(len(r["corrections"]) for r in table.journal.readings().values()),
+        "chain": short(table.journal.head()[1]),
     }
 
 

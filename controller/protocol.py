@@ -16,6 +16,7 @@ Hazard's flat `round-ended`) are read as it (`Event.from_json`), so they replay 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,15 +27,63 @@ from typing import Any
 from controller.errors import IllegalCommand
 from controller.ledger import Entry
 
-__all__ = ["MAX_INT", "RESERVED_KEYS", "ROUND_ENDED", "Command", "Event", "IllegalCommand",
-           "Pays", "RoundEnded"]
+__all__ = ["MAX_INT", "MAX_JSON_DEPTH", "MAX_PAYS", "MAX_STAKE", "RESERVED_KEYS", "ROUND_ENDED",
+           "Command", "Event", "IllegalCommand", "Pays", "RoundEnded", "loads_object"]
 
 #: The largest whole number a command takes: beyond it no money makes sense, and JSON and
 #: SQLite would not keep it exactly.
 MAX_INT = 10**12
+#: The largest stake any limit setting may allow, and the largest pay rate (X:Y, X and Y at
+#: most this): a win is then at most 10**6 * 1000 * 10 (a multiplier), far within SQLite's
+#: 64-bit integers.
+MAX_STAKE = 1_000_000
+MAX_PAYS = 1000
 
 #: Keys of a command's JSON form that are not arguments.
 RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events", "reading"})
+
+#: JSON nested deeper than this is refused before it is read (a command is two deep).
+MAX_JSON_DEPTH = 32
+
+
+def loads_object(text: str) -> dict:
+    """The JSON object in `text`; IllegalCommand for anything else, whatever the text holds
+    (too deep, numbers of thousands of digits, not JSON, not an object)."""
+    depth = 0
+    quoted = escaped = False
+    for ch in text:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise IllegalCommand(f"the JSON is nested more than {MAX_JSON_DEPTH} deep")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise IllegalCommand(f"not a JSON object (not valid JSON: {exc.msg} at column "
+                             f"{exc.colno})") from None
+    except ValueError as exc:
+        # Python's own limit on the digits of a whole number (4,300), or NaN/Infinity.
+        raise IllegalCommand(f"not a JSON object this table reads: {exc}") from None
+    if not isinstance(data, dict):
+        raise IllegalCommand("a command is a JSON object with 'kind' and its arguments, e.g. "
+                             '{"kind": "buy-in", "player": "Ann", "amount": 20}')
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON accepts")
+
 
 @dataclass(frozen=True)
 class Command:
@@ -60,6 +109,12 @@ class Command:
             raise IllegalCommand("a command's 'id' is a string of at most 128 characters")
         args = {k: v for k, v in data.items() if k not in RESERVED_KEYS}
         return cls(kind, args, cid)
+
+    @classmethod
+    def parse(cls, text: str) -> tuple[Command, dict]:
+        """The command of one JSON line, and the whole object (a hand history's line carries
+        its events too); IllegalCommand says what is wrong with any text at all."""
+        return cls.from_json(data := loads_object(text)), data
 
     def same_as(self, other: Command) -> bool:
         """True when `other` asks for the same thing (ids aside)."""
@@ -102,12 +157,17 @@ class Pays:
     @classmethod
     def parse(cls, text: str) -> Pays:
         """Read "3:2" or "4:1" (or "4 to 1")."""
-        parts = str(text).replace(" to ", ":").split(":")
+        parts = str(text)[:64].replace(" to ", ":").split(":")
         try:
             win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
-            return cls(win, per)  # type: ignore[arg-type]
+            pays = cls(win, per)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"{text!r} is not a pay rate: write it as X:Y, e.g. \"3:2\"") from None
+            raise ValueError(f"{str(text)[:64]!r} is not a pay rate: write it as X:Y, e.g. "
+                             "\"3:2\"") from None
+        if pays.win > MAX_PAYS or pays.per > MAX_PAYS:
+            raise ValueError(f"{str(text)[:64]!r} is not a pay rate from 0:1 to {MAX_PAYS}:1: "
+                             f"X from 0 to {MAX_PAYS}, Y from 1 to {MAX_PAYS}")
+        return pays
 
     def __str__(self) -> str:
         return f"{self.win}:{self.per}"

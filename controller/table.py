@@ -11,14 +11,15 @@ import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from controller import games
 from controller.errors import IllegalCommand, JournalError
 from controller.games.base import Command, Engine, Event, State
 from controller.journal import Journal, TransactionHook
-from controller.ledger import Statement, statements
+from controller.ledger import Statement
+from controller.storage import disk_fault
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,9 @@ class Table:
         self._hooks: list[TransactionHook] = []
         self._state: State | None = journal.rebuild()
         self._seq = journal.last_seq()
+        #: The session's figures, kept up to date command by command (pages never sum the
+        #: whole journal).
+        self._books = journal.books()
 
     @property
     def state(self) -> State | None:
@@ -142,13 +146,25 @@ class Table:
             except sqlite3.Error as exc:
                 # Disk full, a read-only file system...: the commands did not happen.
                 kinds = ", ".join(repr(cmd.kind) for cmd, _ in new)
+                fault = disk_fault(exc, self.journal.path.parent)
                 raise JournalError(f"the journal {self.journal.path} could not store "
-                                   f"{kinds}: {exc}; nothing changed") from exc
+                                   f"{kinds}: {f'{fault} ({exc})' if fault else exc}; "
+                                   "nothing changed") from exc
+            except OverflowError:
+                # The settings bound every stake and pay; this is the last door.
+                kinds = ", ".join(repr(cmd.kind) for cmd, _ in new)
+                raise IllegalCommand(f"{kinds} moves a number of coins too large for "
+                                     "the journal (at most 2**63 - 1); nothing changed"
+                                     ) from None
             fresh = iter(seqs)
             outcomes = [r if isinstance(r, Outcome) else Outcome(next(fresh), *r)
                         for r in results]
             if new:
                 self._state, self._seq = state, seqs[-1]
+            for outcome in outcomes:
+                if not outcome.repeated:
+                    self._books.add(outcome.seq, outcome.command.kind,
+                                    [entry for e in outcome.events for entry in e.entries])
             # Told in journal order, under the lock: listeners only enqueue, they never block.
             for outcome in outcomes:
                 if outcome.repeated:
@@ -173,6 +189,16 @@ class Table:
         return self.snapshot().view()
 
     def statements(self) -> dict[str, Statement]:
-        """Every player's session statement from the journal's entries."""
+        """Every player's session statement (kept as commands are stored)."""
         with self._lock:
-            return statements(self.journal.entries())
+            return {name: replace(s) for name, s in self._books.statements.items()}
+
+    def house_series(self) -> list[tuple[int, int]]:
+        """(seq, the bank's balance after it), thinned for a chart, every extreme kept."""
+        with self._lock:
+            return self._books.house_series()
+
+    def command_kinds(self) -> list[str]:
+        """The kinds of command the journal holds."""
+        with self._lock:
+            return sorted(self._books.kinds)

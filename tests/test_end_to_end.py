@@ -140,8 +140,9 @@ def test_a_session_survives_a_sigkill_in_the_middle_of_a_turn(tmp_path):
     try:
         banker = Banker(f"http://127.0.0.1:{server.port}")
         banker.get("/setup")
+        code = (tmp_path / "data" / "setup-code").read_text().strip()
         assert banker.form("/setup", name="boss", password="a long secret phrase",
-                           password2="a long secret phrase") == 200
+                           password2="a long secret phrase", setup_code=code) == 200
         banker.get("/")
         for player in ("Ginawa", "Sanzo", "Ujikeme"):
             assert banker.command("join", player=player)[0] == 201

@@ -94,8 +94,9 @@ class Calibrator:
     def _learn(self) -> None:
         try:
             captures, empty = load_captures(self.captures, self.labels())
-            self._step(0.3, "learning the faces and checking them on held-out captures")
-            profile, report = calibrate(captures, self.die_set.name, empty)
+            profile, report = calibrate(
+                captures, self.die_set.name, empty,
+                progress=lambda f, message: self._step(0.1 + 0.8 * f, message))
             if self.controls is not None:
                 profile.camera_controls = self.controls()
             self._step(0.9, "writing the profile")

@@ -23,6 +23,9 @@ ROI_BLUR = 1.0  # blur before classifying full-resolution pixels
 # the felt): the felt's colour noise is judged on that share
 FELT_SHARE = 0.4
 ON_FELT_SHARE = 0.85  # of a face's area inside the felt: a die at the edge is still on it
+MIN_THICKNESS = 0.6  # of a face's side: a thinner object on the felt is not a die
+LEVEL_CELLS = 24  # the felt's local brightness is measured on a grid this many cells wide
+BRIGHTER, BRIGHTER_PLUS = 1.6, 15.0  # brighter than this times the local felt, plus this: not felt
 
 
 @dataclass
@@ -106,23 +109,47 @@ def felt_noise(maha: np.ndarray, felt_share: float) -> float:
     return max(1.0, float(np.percentile(maha, 100 * q)) / expected)
 
 
-def felt_mask(img: np.ndarray, felt: FeltModel, felt_level: float | None = None,
-              felt_share: float = 0.5, max_widen: float = 1e9) -> tuple[np.ndarray, float]:
-    """Boolean mask of felt pixels and the felt's typical brightness.
+def local_level(inten: np.ndarray, felt_like: np.ndarray) -> np.ndarray:
+    """The felt's brightness round each pixel (float32 map, the image's shape).
+
+    Vignetting, a lamp to one side and a dim corner make the felt darker in places; a pixel is
+    judged against the felt near it, not the frame's median. The felt-like pixels' brightness
+    is averaged over about a tenth of the frame (normalised convolution on a coarse grid);
+    where there is little felt near, the frame's median stands in.
+    """
+    h, w = inten.shape
+    glob = float(np.median(inten[felt_like])) if felt_like.any() else 128.0
+    cw, ch = max(4, w // LEVEL_CELLS), max(3, h // LEVEL_CELLS)
+    wgt = felt_like.astype(np.float32)
+    num = cv2.resize(inten * wgt, (cw, ch), interpolation=cv2.INTER_AREA)
+    den = cv2.resize(wgt, (cw, ch), interpolation=cv2.INTER_AREA)
+    num = cv2.GaussianBlur(num, (0, 0), 1.2)
+    den = cv2.GaussianBlur(den, (0, 0), 1.2)
+    lev = (num + np.float32(0.05 * glob)) / (den + np.float32(0.05))  # little felt: the median
+    return cv2.resize(lev, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def felt_mask(img: np.ndarray, felt: FeltModel, felt_level: float | np.ndarray | None = None,
+              felt_share: float = 0.5, max_widen: float = 1e9
+              ) -> tuple[np.ndarray, float | np.ndarray]:
+    """Boolean mask of felt pixels and the felt's brightness (a map when not given).
 
     When the felt's colour is noisier than at calibration (a dim lamp, a raised gain) the
-    distance scale widens to match, by at most `max_widen`.
+    distance scale widens to match, by at most `max_widen`. Without `felt_level` the felt's
+    brightness is measured round each pixel (see local_level).
     """
     inten, maha = _felt_distance(img, felt)
     maha *= np.float32(1.0 / min(max_widen, felt_noise(maha, felt_share)))
     if felt_level is None:
-        rough = maha < felt.max_d2
-        felt_level = float(np.median(inten[rough])) if rough.any() else 128.0
+        felt_level = local_level(inten, maha < felt.max_d2)
     # chroma noise grows as the felt darkens (shadows): relax the distance there, but only
     # so far, so a dark neutral die body never passes for felt
-    rel = np.clip(inten * np.float32(1.0 / felt_level), 0.45, 1.0)
+    rel = np.clip(inten / np.float32(felt_level), 0.45, 1.0)
     like = maha * (rel * rel) < felt.max_d2
-    return like & (inten > felt.dark_fraction * felt_level), felt_level
+    # a dark felt's colour is noisy, so a pale die can share it: far brighter than the felt
+    # round it is not felt either
+    bright = inten > np.float32(BRIGHTER) * felt_level + np.float32(BRIGHTER_PLUS)
+    return like & (inten > felt.dark_fraction * felt_level) & ~bright, felt_level
 
 
 @dataclass
@@ -167,7 +194,10 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
     small = cv2.resize(img, (img.shape[1] // s, img.shape[0] // s), interpolation=cv2.INTER_AREA)
     fm, level = felt_mask(small, felt, felt_share=FELT_SHARE)
     fm8 = fm.astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(fm8, connectivity=8)
+    # the felt's own region, without specks of noise on the wood round it that pass for
+    # felt and would stretch its hull over the wood
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(
+        cv2.morphologyEx(fm8, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8)), connectivity=8)
     hull_mask = np.zeros_like(fm8)
     if n <= 1:
         return [], hull_mask, level
@@ -181,6 +211,11 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
     obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
     min_area = 0.3 * (side_px / s) ** 2
+    # how deep inside itself (holes filled: a light sticker on a neutral felt passes for
+    # felt) each object pixel lies: a sliver (the felt's blended edge, a crease) is never as
+    # thick as a die
+    depth = cv2.distanceTransform(_filled(obj), cv2.DIST_L2, 3)
+    min_depth = MIN_THICKNESS * side_px / s / 2
     skip = ignore_mask(obj.shape, ignore, s) if len(ignore) else None
     blobs: list[Blob] = []
     H, W = img.shape[:2]
@@ -189,6 +224,8 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
         if area < min_area:
             continue
         if _mostly_in(skip, labels, i, (x, y, w, h)):
+            continue
+        if float((depth[y:y + h, x:x + w] * (labels[y:y + h, x:x + w] == i)).max()) < min_depth:
             continue
         edge = bool(((labels[y:y + h, x:x + w] == i) & (inner[y:y + h, x:x + w] == 0)).any())
         pad = 3
@@ -205,7 +242,9 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
         if noise > 2.0:
             roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0),
                                    ROI_BLUR * min(3.0, math.sqrt(noise / 2.0)))
-        fm_roi, _ = felt_mask(roi, felt, level, felt_share=0.4, max_widen=2.0)
+        lev = float(level[min(y + h // 2, small.shape[0] - 1),  # type: ignore[index]
+                          min(x + w // 2, small.shape[1] - 1)])
+        fm_roi, _ = felt_mask(roi, felt, lev, felt_share=0.4, max_widen=2.0)
         m = ((~fm_roi) & (own > 0)).astype(np.uint8)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         m = _largest_filled(m, min_area * s * s * 0.5)
@@ -292,6 +331,14 @@ def rim_blobs(img: np.ndarray, small: np.ndarray, hull_mask: np.ndarray, side_px
         if m is not None:
             blobs.append(Blob(m, (x0, y0), float(m.sum()), True, outside=True))
     return blobs
+
+
+def _filled(m: np.ndarray) -> np.ndarray:
+    """A uint8 mask with its holes (background not reaching the mask's border) filled."""
+    n, lab = cv2.connectedComponents((m == 0).astype(np.uint8), connectivity=4)
+    border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    hole = ~np.isin(lab, border) & (m == 0)
+    return (m | hole).astype(np.uint8)
 
 
 def _mostly_in(skip: np.ndarray | None, labels: np.ndarray, i: int,

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.descriptors import GRID, STORE
 from vision.dice import PATCH, FeltModel
 from vision.errors import BadProfile
-from vision.recognizer import GRID, STORE, Geometry, Profile
+from vision.model import Geometry, Profile, Thresholds
 
 FORMAT = "feltbank-vision-profile"
 FORMAT_VERSION = 1
@@ -59,7 +60,7 @@ def _manifest(profile: Profile, patches_sha: str) -> dict:
         "felt": profile.felt.to_json(),
         "geometry": {"side_px": g.side_px, "k_side": g.k_side, "nadir": list(g.nadir),
                      "frame": None if g.frame is None else list(g.frame)},
-        "thresholds": {"min_margin": profile.min_margin, "min_score": profile.min_score},
+        "thresholds": profile.thresholds.to_json(),
         "descriptor": {"patch": PATCH, "store": STORE, "grid": GRID},
         "camera_controls": profile.camera_controls,
         "report": {k: v for k, v in profile.report.items() if not k.startswith("_")},
@@ -208,7 +209,9 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
                             (float(g["nadir"][0]), float(g["nadir"][1])),
                             None if frame is None else (int(frame[0]), int(frame[1])))
         th = m["thresholds"]
-        min_margin, min_score = float(th["min_margin"]), float(th["min_score"])
+        if "min_margin" not in th or "min_score" not in th:
+            raise KeyError("thresholds.min_margin and thresholds.min_score")
+        thresholds = Thresholds.from_json(th)
     except (KeyError, TypeError, ValueError, IndexError, zipfile.BadZipFile, OSError) as e:
         raise BadProfile(f"{folder}: incomplete or corrupt profile ({e!r})") from e
     if (patches.ndim != 4 or patches.shape[1:] != (STORE, STORE, 3) or patches.dtype != np.uint8
@@ -216,4 +219,4 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
             or labels.min(initial=0) < 0 or labels.max(initial=0) >= len(labs)):
         raise BadProfile(f"{ppath}: patches do not match the manifest's labels")
     return Profile(m["die_set"], labs, felt, geometry, patches, labels.astype(np.int32),
-                   min_margin, min_score, m.get("report", {}), m.get("camera_controls"))
+                   thresholds, m.get("report", {}), m.get("camera_controls"))

@@ -64,6 +64,15 @@ class SceneParams:
     sticker_scale: float = 0.86
     markers: bool = False
     hand: bool = False
+    # the wide world (see sample_world); the defaults leave a frame as before
+    distortion: float = 0.0  # radial lens distortion k (barrel > 0) at the half diagonal
+    distortion_centre: tuple[float, float] = (0.0, 0.0)  # px from the frame's centre
+    tint_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)  # the camera's white balance error
+    light_gradient: float = 0.0  # uneven light: brightness slope across the frame
+    gradient_angle_deg: float = 0.0
+    vignette: float = 0.25
+    shake_px: tuple[float, float] = (0.0, 0.0)  # motion blur of the whole frame (camera shake)
+    edge_margin_px: float = 40.0  # how close to the frame's edge a die may lie
 
 
 @dataclass
@@ -188,6 +197,123 @@ def sample_params(rng: np.random.Generator, hard: bool = False,
     return params
 
 
+FELT_COLOURS: dict[str, tuple[float, float, float]] = {  # BGR, 0..1
+    "green": (0.15, 0.42, 0.12), "blue": (0.45, 0.24, 0.08), "red": (0.1, 0.1, 0.42),
+    "grey": (0.3, 0.3, 0.3), "black": (0.07, 0.07, 0.075),
+}
+HARD_KINDS = ("dim", "noisy", "tinted", "off-centre lens")
+
+
+@dataclass(frozen=True)
+class World:
+    """One installed table of the wide world: camera, lens, light, felt and label art."""
+
+    table: dict = field(hash=False)  # SceneParams fields fixed for every frame of the table
+    style: LabelStyle
+    hard: tuple[str, ...] = ()  # which of HARD_KINDS this table is
+    felt: str = "green"
+
+    def describe(self) -> str:
+        """A short description for reports."""
+        t = self.table
+        return (f"{self.felt} felt, die {t['die_px']:.0f} px, lens k {t['distortion']:+.2f}"
+                + (f", hard: {'/'.join(self.hard)}" if self.hard else ""))
+
+
+def sample_style(rng: np.random.Generator, split: str = "dev") -> LabelStyle:
+    """Label art drawn at random: glyph and word fonts, layout, frame, sticker and ink colours.
+
+    The held-out split also draws art that the development split never shows: inverted
+    stickers (light ink on a dark sticker) and sans words with serif glyphs and no frame.
+    """
+    glyph = str(rng.choice(["sans", "serif"]))
+    word_font = [None, "hershey", "sans", "serif"][int(rng.integers(0, 4))]
+    if split == "dev" and glyph == "serif" and word_font == "sans":
+        word_font = "hershey"
+    layout = str(rng.choice(["below", "above", "none"]))
+    border = bool(rng.random() < 0.5)
+    if split == "dev" and glyph == "serif" and word_font in (None, "serif"):
+        border = True
+    sticker = tuple(int(v) for v in rng.uniform(195, 250, 3))
+    inverted = split != "dev" and bool(rng.random() < 0.25)
+    ink_from_die = bool(rng.random() < 0.5)
+    ink = tuple(int(v) for v in rng.uniform(10, 90, 3))
+    return LabelStyle(glyph_font=glyph, word_font=word_font, sticker_bgr=sticker,  # type: ignore[arg-type]
+                      ink_from_die=ink_from_die, ink_bgr=ink,  # type: ignore[arg-type]
+                      glyph_scale=float(rng.uniform(0.5, 0.66)), word=layout, border=border,
+                      inverted=inverted)
+
+
+def sample_world(rng: np.random.Generator, split: str = "dev", hard: bool | None = None
+                 ) -> World:
+    """Draw an installed table from the wide world (see docs/vision.md, "The wide world").
+
+    Camera 45-100 cm up, dice 35-90 px, tilted up to 7 degrees, any roll, a lens with radial
+    distortion, felt of five colours reaching the frame's corners or not, label art from
+    sample_style. A share of tables is hard: dim, noisy, tinted, or a lens whose centre is
+    well off the frame's (one or more of them).
+    """
+    if split not in ("dev", "heldout"):
+        raise ValueError(f"split {split!r}: 'dev' or 'heldout'")
+    hard = bool(rng.random() < 0.35) if hard is None else hard
+    kinds: tuple[str, ...] = ()
+    if hard:
+        n = 1 + int(rng.random() < 0.4)
+        kinds = tuple(sorted(rng.choice(len(HARD_KINDS), n, replace=False)))
+        kinds = tuple(HARD_KINDS[i] for i in kinds)
+    height = rng.uniform(450, 1000)
+    die_px = rng.uniform(35, 90)
+    f = die_px * (height - DIE_MM) / DIE_MM
+    view_w, view_h = FRAME_W * height / f, FRAME_H * height / f  # felt mm the frame shows
+    felt = str(rng.choice(list(FELT_COLOURS)))
+    base = np.array(FELT_COLOURS[felt])
+    felt_bgr = tuple(float(v) for v in np.clip(base * rng.uniform(0.8, 1.2, 3), 0.03, 0.9))
+    tilted = rng.random() < 0.25
+    tilt = (rng.uniform(-7, 7), rng.uniform(-7, 7)) if tilted else (
+        rng.normal(0, 1.5), rng.normal(0, 1.5))
+    off = "off-centre lens" in kinds
+    table: dict[str, object] = dict(
+        camera_height_mm=height, die_px=die_px, tilt_deg=tilt,
+        roll_deg=rng.uniform(-180, 180),
+        principal_offset=tuple(rng.uniform(80, 160) * rng.choice([-1, 1], 2)) if off
+        else (rng.normal(0, 15), rng.normal(0, 15)),
+        distortion=rng.uniform(0.08, 0.18) if off else rng.uniform(-0.03, 0.08),
+        distortion_centre=tuple(rng.uniform(80, 160) * rng.choice([-1, 1], 2)) if off
+        else (rng.normal(0, 15), rng.normal(0, 15)),
+        felt_mm=(view_w * rng.uniform(0.8, 1.4), view_h * rng.uniform(0.8, 1.4)),
+        felt_bgr=felt_bgr,
+        vignette=rng.uniform(0.1, 0.5),
+        exposure=rng.uniform(0.3, 0.5) if "dim" in kinds else rng.uniform(0.75, 1.1),
+        noise=rng.uniform(0.02, 0.035) if "noisy" in kinds else (
+            rng.uniform(0.014, 0.024) if "dim" in kinds else rng.uniform(0.006, 0.018)),
+        tint_bgr=tuple(rng.uniform(0.7, 1.3, 3)) if "tinted" in kinds
+        else tuple(rng.uniform(0.92, 1.08, 3)),
+        sticker_rot_deg=rng.uniform(2, 7), sticker_offset=rng.uniform(0.02, 0.06),
+        edge_margin_px=4.0,
+    )
+    return World(table, sample_style(rng, split), kinds, felt)
+
+
+def world_params(rng: np.random.Generator, world: World) -> SceneParams:
+    """One frame's conditions on a table of the wide world: lamp, blur, glare, JPEG."""
+    t = world.table
+    framewise = ("exposure", "noise", "sticker_rot_deg", "sticker_offset")
+    p = sample_params(rng, table={k: v for k, v in t.items() if k not in framewise})
+    return replace(
+        p,
+        sticker_rot_deg=float(t["sticker_rot_deg"]),  # type: ignore[arg-type]
+        sticker_offset=float(t["sticker_offset"]),  # type: ignore[arg-type]
+        exposure=float(t["exposure"]) * rng.uniform(0.9, 1.1),  # type: ignore[arg-type]
+        noise=float(t["noise"]) * rng.uniform(0.85, 1.15),  # type: ignore[arg-type]
+        defocus_sigma=rng.uniform(0.3, 1.6),
+        shake_px=tuple(rng.uniform(-3, 3, 2)) if rng.random() < 0.2 else (0.0, 0.0),
+        glare=rng.uniform(0.0, 0.8) if rng.random() < 0.4 else 0.0,
+        jpeg_quality=int(rng.integers(55, 96)),
+        light_gradient=rng.uniform(0.0, 0.45),
+        gradient_angle_deg=rng.uniform(0, 360),
+    )
+
+
 def sample_dice(
     rng: np.random.Generator, params: SceneParams, labels: list[str], n: int,
     touching: float = 0.0, cocked: float = 0.0, die_set: DieSet = FORTUNES_AND_WINDS,
@@ -224,7 +350,7 @@ def sample_dice(
             continue
         if min_d < 20 and sum(math.hypot(x - s.x_mm, y - s.y_mm) < 28 for s in specs) > 1:
             continue
-        if not _in_view(params, x, y):
+        if not _in_view(params, x, y, params.edge_margin_px):
             continue
         tilt = rng.uniform(15, 35) if rng.random() < cocked else 0.0
         specs.append(DieSpec(label, x, y, yaw, tilt))
@@ -234,7 +360,14 @@ def sample_dice(
 
 def _in_view(params: SceneParams, x: float, y: float, margin_px: float = 40.0) -> bool:
     """Whether a die at (x, y) mm shows wholly inside the frame."""
-    uv = make_camera(params).project(np.array([[x, y, 0.0], [x, y, DIE_MM]]))
+    pts = np.array([[x, y, 0.0], [x, y, DIE_MM]])
+    if margin_px < 40:  # a die near the frame's edge: all of it, whatever its yaw, in view
+        h = DIE_MM / 2 * 1.42
+        pts = np.array([[x + dx, y + dy, z] for dx in (-h, h) for dy in (-h, h)
+                        for z in (0.0, DIE_MM)])
+    uv = make_camera(params).project(pts)
+    if params.distortion:
+        uv = distort_points(params, uv)
     return bool(((uv >= margin_px) & (uv <= [FRAME_W - margin_px, FRAME_H - margin_px])).all())
 
 
@@ -465,12 +598,21 @@ def render_scene(
     if p.hand:
         img = _draw_hand(img, rng, p)
     # --- camera: vignette, defocus, exposure, noise, JPEG -------------------------------------
+    if p.distortion:
+        img = _distort(img, p)
     yy, xx = np.mgrid[0:H:8, 0:W:8].astype(np.float32)
     r2 = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / (W * W / 4 + H * H / 4)
-    vig = cv2.resize(1 - 0.25 * r2, (W, H), interpolation=cv2.INTER_LINEAR)
-    img = cv2.multiply(img, cv2.merge([vig * p.exposure] * 3))
+    gain = 1 - p.vignette * r2
+    if p.light_gradient:
+        a = math.radians(p.gradient_angle_deg)
+        ramp = ((xx - W / 2) * math.cos(a) + (yy - H / 2) * math.sin(a)) / (W / 2)
+        gain = gain * np.clip(1 + p.light_gradient * ramp, 0.2, None)
+    vig = cv2.resize(gain.astype(np.float32), (W, H), interpolation=cv2.INTER_LINEAR)
+    img = cv2.multiply(img, cv2.merge([vig * (p.exposure * float(t)) for t in p.tint_bgr]))
     if p.defocus_sigma > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), p.defocus_sigma)
+    if p.shake_px != (0.0, 0.0):
+        img = cv2.filter2D(img, -1, _streak(p.shake_px))
     # sensor noise: read noise plus shot noise growing with the signal
     sig = cv2.sqrt(cv2.max(img, 0.0) * (0.02 * p.noise) + p.noise**2)
     gauss = np.empty_like(img)
@@ -480,7 +622,53 @@ def render_scene(
     out = cv2.convertScaleAbs(img, alpha=255.0, beta=0.5)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, p.jpeg_quality])
     out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return Scene(out, [t for t in truths if t is not None], cam, p, felt_img, marker_corners)
+    found = [t for t in truths if t is not None]
+    if p.distortion:  # ground truth where the lens puts it
+        for t in found:
+            t.top_center = tuple(distort_points(p, np.array([t.top_center]))[0])
+            t.base_center = tuple(distort_points(p, np.array([t.base_center]))[0])
+            t.top_quad = distort_points(p, t.top_quad)
+        felt_img = distort_points(p, felt_img)
+        marker_corners = {i: distort_points(p, c) for i, c in marker_corners.items()}
+    return Scene(out, found, cam, p, felt_img, marker_corners)
+
+
+def _streak(motion: tuple[float, float]) -> np.ndarray:
+    """A motion-blur kernel: a line along the motion, normalised."""
+    L = max(1, int(round(math.hypot(*motion))))
+    k = np.zeros((2 * L + 1, 2 * L + 1), np.float32)
+    ang = math.atan2(motion[1], motion[0])
+    cv2.line(k, (int(L - L * math.cos(ang)), int(L - L * math.sin(ang))),
+             (int(L + L * math.cos(ang)), int(L + L * math.sin(ang))), 1.0, 1)
+    return k / k.sum()
+
+
+def _lens(p: SceneParams) -> tuple[np.ndarray, float]:
+    """The distortion's centre (image px) and its radius unit (the half diagonal)."""
+    c = np.array([FRAME_W / 2 + p.distortion_centre[0], FRAME_H / 2 + p.distortion_centre[1]])
+    return c, math.hypot(FRAME_W, FRAME_H) / 2
+
+
+def _distort(img: np.ndarray, p: SceneParams) -> np.ndarray:
+    """The frame as a lens with radial distortion shows it (each pixel looks further out)."""
+    c, R = _lens(p)
+    H, W = img.shape[:2]
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    dx, dy = xs - np.float32(c[0]), ys - np.float32(c[1])
+    f = 1 + np.float32(p.distortion / (R * R)) * (dx * dx + dy * dy)
+    mx, my = (np.float32(c[0]) + dx * f), (np.float32(c[1]) + dy * f)
+    return cv2.remap(img, mx, my, cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
+def distort_points(p: SceneParams, pts: np.ndarray) -> np.ndarray:
+    """Where image points of the ideal (pinhole) camera appear through the lens."""
+    c, R = _lens(p)
+    u = np.asarray(pts, float) - c
+    d = u.copy()
+    for _ in range(20):  # solve u = d * (1 + k |d|^2 / R^2) for d
+        d = u / (1 + p.distortion * (d**2).sum(1, keepdims=True) / (R * R))
+    return d + c
 
 
 def _draw_hand(img: np.ndarray, rng: np.random.Generator, p: SceneParams) -> np.ndarray:
@@ -518,14 +706,19 @@ def make_scene(
     seed: int, n_dice: int = 5, hard: bool = False, touching: float = 0.0,
     cocked: float = 0.0, style: LabelStyle = DEFAULT_STYLE,
     die_set: DieSet = FORTUNES_AND_WINDS, labels: list[str] | None = None,
-    table: dict[str, object] | None = None, **overrides: object,
+    table: dict[str, object] | None = None, world: World | None = None, **overrides: object,
 ) -> Scene:
     """A random scene from a seed: conditions, dice placement and rendering.
 
     `table` fixes the installation (see sample_table); without it each seed draws its own.
+    `world` draws the frame on a table of the wide world (its art replaces `style`).
     """
     rng = np.random.default_rng(seed)
-    params = sample_params(rng, hard=hard, table=table)
+    if world is not None:
+        params = world_params(rng, world)
+        style = world.style
+    else:
+        params = sample_params(rng, hard=hard, table=table)
     if overrides:
         params = replace(params, **overrides)  # type: ignore[arg-type]
     dice = sample_dice(rng, params, labels or die_set.labels, n_dice, touching, cocked, die_set)
@@ -535,11 +728,11 @@ def make_scene(
 def make_capture(
     seed: int, label: str, style: LabelStyle = DEFAULT_STYLE,
     die_set: DieSet = FORTUNES_AND_WINDS, table: dict[str, object] | None = None,
-    **overrides: object,
+    world: World | None = None, **overrides: object,
 ) -> Scene:
     """A calibration capture: one die with `label` up, anywhere on the felt."""
     return make_scene(seed, n_dice=1, style=style, die_set=die_set, labels=[label],
-                      table=table, **overrides)
+                      table=table, world=world, **overrides)
 
 
 def make_empty(seed: int, table: dict[str, object] | None = None, **overrides: object

@@ -22,7 +22,9 @@ from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from controller.config import Config, load_config, user_config_path
+from controller.errors import JournalError
 from controller.live import LiveTable
+from controller.storage import disk_fault, storage_health
 from controller.table import Table
 from web import auth, calibration, data, money, settings_page
 from web import health as health_page
@@ -39,6 +41,8 @@ from web.security import (
     csrf_token,
     secret_key,
 )
+from web.setup_code import SetupCode
+from web.users import UserStore
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +92,13 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
         SSE_KEEPALIVE=15.0,
         SSE_MAX_SECONDS=600.0,
         SSE_RETRY_MS=2000,
+        SSE_STREAMS_PER_USER=16,
+        SSE_STREAMS=256,
         MJPEG_FPS=5.0,
         MJPEG_MAX_SECONDS=600.0,
         MJPEG_STREAMS=4,
         LOGIN_LIMIT=5,
+        LOGIN_NAME_LIMIT=50,
         LOGIN_WINDOW=300.0,
     )
     app.config.update(overrides)
@@ -100,6 +107,9 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
     app.session_interface = SessionInterface()
     init_i18n(app)
 
+    with UserStore(app.config["USERS_PATH"]) as store:
+        if not store.count():
+            SetupCode(data_dir).issue()
     broadcaster = live_pages.Broadcaster()
     table.subscribe(broadcaster)
     if live is not None:
@@ -112,11 +122,16 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
         "feltbank.calibrator": services.calibrator,
         "feltbank.demo": services.demo,
         "feltbank.health": services.health or (
-            lambda: {"journal": health_page.table_health(table)}),
+            lambda: {"journal": health_page.table_health(table),
+                     "disk": storage_health(data_dir)}),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
+        "feltbank.stream_slots": live_pages.StreamSlots(app.config["SSE_STREAMS_PER_USER"],
+                                                        app.config["SSE_STREAMS"]),
         "feltbank.login_limiter": RateLimiter(app.config["LOGIN_LIMIT"],
                                               app.config["LOGIN_WINDOW"]),
+        "feltbank.login_name_limiter": RateLimiter(app.config["LOGIN_NAME_LIMIT"],
+                                                   app.config["LOGIN_WINDOW"]),
     })
 
     app.before_request(auth.load_user)
@@ -147,6 +162,15 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
+        fault = disk_fault(exc, app.config["DATA_DIR"])
+        if fault:
+            # A full or read-only disk: the page says so (JSON, the fault named) and the
+            # table answers again as soon as the disk does; nothing to restart.
+            log.error("%s on %s %s: %s", fault, request.method, request.path, exc)
+            message = str(exc) if isinstance(exc, JournalError) else (
+                f"{fault}: the table's computer cannot read or write its data folder "
+                f"({exc}); nothing was changed")
+            return jsonify({"error": message, "fault": fault, "status": 503}), 503
         # Logged in full for the house; the screen gets no stack trace.
         log.exception("unexpected error on %s %s", request.method, request.path)
         message = "something went wrong on the table's computer; nothing was changed by it"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import hmac
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from flask import (
     Blueprint,
@@ -20,6 +22,7 @@ from flask import (
 )
 
 from web.i18n import LANGUAGES
+from web.setup_code import SetupCode
 from web.users import User, UserError, UserStore
 
 bp = Blueprint("auth", __name__)
@@ -40,6 +43,11 @@ def close_users(_exc: BaseException | None = None) -> None:
     store = g.pop("users", None)
     if store is not None:
         store.close()
+
+
+def home() -> str:
+    """The endpoint a login lands on (the house's dashboard sets its own)."""
+    return current_app.config.get("HOME_ENDPOINT", "table.page")
 
 
 def wants_json() -> bool:
@@ -64,7 +72,10 @@ def load_user() -> None:
     name = session.get("user")
     if name:
         g.user = store.get(name)
-        if g.user is None:
+        if g.user is None or not hmac.compare_digest(str(session.get("generation", "")),
+                                                     g.user.generation):
+            # Logged out (anywhere), a new password or role, or removed: this cookie is dead.
+            g.user = None
             session.clear()
     if g.user is None and endpoint not in PUBLIC:
         if wants_json() or request.method != "GET":
@@ -103,15 +114,26 @@ def _start_session(user: User) -> None:
     session.clear()  # a fresh session (and CSRF token) at each login: no fixation
     session.permanent = True
     session["user"] = user.name
+    session["generation"] = user.generation
     if lang:
         session["lang"] = lang
 
 
 def _safe_next(target: str | None) -> str:
-    # Only paths on this site: never an open redirect.
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
-    return url_for("table.page")
+    """A path on this site rebuilt from `target`'s parts, else the table: never an open
+    redirect. Browsers drop tabs and newlines and read a backslash as a slash, so a target
+    holding any of them, or any other control character, is refused whole."""
+    landing = url_for(home())
+    if not target or len(target) > 2048 or any(
+            ord(c) < 0x20 or c in "\\\x7f" or c.isspace() for c in target):
+        return landing
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or \
+            parts.path.startswith("//"):
+        return landing
+    path = quote(parts.path, safe="/%-._~!$&'()*+,;=:@")
+    query = quote(parts.query, safe="=&%-._~!$'()*+,;:@/?")
+    return urlunsplit(("", "", path, query, ""))
 
 
 @bp.route("/setup", methods=["GET", "POST"])
@@ -121,20 +143,31 @@ def setup():
     if store.count():
         return redirect(url_for("auth.login"))
     error = None
+    status = 200
+    code = SetupCode(current_app.config["DATA_DIR"])
     if request.method == "POST":
+        limiter = current_app.extensions["feltbank.login_limiter"]
+        address = f"setup:{request.remote_addr}"
         password = request.form.get("password", "")
-        if password != request.form.get("password2", ""):
-            error = "the two passwords differ"
+        wait = limiter.retry_after(address)
+        if wait:
+            error, status = f"too many wrong setup codes: wait {wait} seconds", 429
+        elif not code.check(request.form.get("setup_code")):
+            limiter.failed(address)
+            error, status = (f"the setup code is missing or wrong: it is in the log of feltbank "
+                             f"run and in the file {code.path.name} of its data folder"), 403
+        elif password != request.form.get("password2", ""):
+            error, status = "the two passwords differ", 422
         else:
             try:
                 user = store.add(request.form.get("name", ""), password, "banker", first=True)
             except UserError as exc:
-                error = str(exc)
+                error, status = str(exc), 422
             else:
+                code.discard()
                 _start_session(user)
-                return redirect(url_for("table.page"))
-    status = 422 if error else 200
-    return render_template("auth/setup.html", error=error,
+                return redirect(url_for(home()))
+    return render_template("auth/setup.html", error=error, code_file=code.path.name,
                            name=request.form.get("name", "banker")), status
 
 
@@ -143,20 +176,27 @@ def login():
     error = None
     status = 200
     if request.method == "POST":
-        limiter = current_app.extensions["feltbank.login_limiter"]
+        by_address = current_app.extensions["feltbank.login_limiter"]
+        by_name = current_app.extensions["feltbank.login_name_limiter"]
         name = request.form.get("name", "")
-        keys = (f"addr:{request.remote_addr}", f"user:{name.lower()[:64]}")
-        wait = limiter.retry_after(*keys)
+        # Each address is throttled first, so a guesser elsewhere does not lock the banker
+        # out; a name is throttled only after many failures from everywhere, and a password
+        # set from the console (`feltbank users reset-password`) starts its count afresh.
+        known = users().get(name) if isinstance(name, str) and len(name) <= 64 else None
+        address = f"addr:{request.remote_addr}"
+        account = f"user:{name.lower()[:64]}:{known.generation if known else ''}"
+        wait = max(by_address.retry_after(address), by_name.retry_after(account))
         if wait:
             error = f"too many failed attempts: wait {wait} seconds"
             return render_template("auth/login.html", error=error, name=name), 429, {
                 "Retry-After": str(wait)}
         user = users().check(name, request.form.get("password", ""))
         if user is None:
-            limiter.failed(*keys)
+            by_address.failed(address)
+            by_name.failed(account)
             error, status = "wrong user name or password", 401
         else:
-            limiter.succeeded(*keys)
+            by_address.succeeded(address)
             _start_session(user)
             return redirect(_safe_next(request.args.get("next")))
     return render_template("auth/login.html", error=error,
@@ -165,6 +205,9 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    if g.get("user") is not None:
+        # Server-side: every copy of this user's session cookie ends here, not just this one.
+        users().revoke(g.user.name)
     lang = session.get("lang")
     session.clear()
     if lang:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from flask import abort, current_app, g, request
 
+from controller.errors import IllegalCommand
 from controller.journal import Journal, Record
+from controller.protocol import loads_object
 from controller.table import Table
 
 #: Integers beyond this are refused at the door: no table holds that many coins, and
@@ -87,13 +88,8 @@ def json_body() -> dict:
     if not request.is_json:
         abort(415, description="send a JSON object with Content-Type: application/json")
     try:
-        data = json.loads(request.get_data(as_text=True),
-                          parse_constant=lambda c: abort(400, description=f"{c} is not a number "
-                                                         "JSON accepts"))
-    except ValueError as exc:
-        abort(400, description=f"the body is not valid JSON: {exc}")
-    if not isinstance(data, dict):
-        abort(400, description="the body must be a JSON object, e.g. "
-                               '{"kind": "buy-in", "player": "Ann", "amount": 20}')
+        data = loads_object(request.get_data(as_text=True))
+    except IllegalCommand as exc:
+        abort(400, description=str(exc))
     _check_value(data)
     return data

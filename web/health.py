@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, g, jsonify
 
 bp = Blueprint("health", __name__)
 
@@ -21,8 +21,12 @@ def table_health(table) -> dict:
 
 @bp.get("/healthz")
 def healthz():
-    """Each part's health; 200 when all are ok, 503 when any is not."""
+    """Each part's health; 200 when all are ok, 503 when any is not. Without a login only
+    ok or fault per part: no paths, counts or error texts for the network to read."""
     report = current_app.extensions["feltbank.health"]()
     report["ok"] = all(part.get("ok", True) for part in report.values()
                        if isinstance(part, dict))
+    if g.get("user") is None:
+        report = {key: {"ok": bool(part.get("ok", True))} if isinstance(part, dict) else part
+                  for key, part in report.items()}
     return jsonify(report), 200 if report["ok"] else 503

@@ -26,15 +26,8 @@ BY_COMBINATION = N_("by combination")
 
 
 def _filtered(kind: str, player: str, limit: int):
-    out = []
-    for record in journal().records():
-        if kind and record.command.kind != kind:
-            continue
-        if player and player.lower() not in json.dumps(
-                [record.command.args, [e.to_json() for e in record.events]]).lower():
-            continue
-        out.append(record)
-    return out[-limit:]
+    """The last `limit` records of `kind` / naming `player`, oldest first."""
+    return list(reversed(journal().latest(limit, kind, player)))
 
 
 def _filters() -> tuple[str, str, int]:
@@ -47,18 +40,6 @@ def _filters() -> tuple[str, str, int]:
     if not 1 <= limit <= 100_000:
         abort(400, description="limit is from 1 to 100000")
     return kind, player, limit
-
-
-def house_series() -> list[tuple[int, int]]:
-    """(seq, the bank's balance after it) for every command that moved the bank."""
-    series, bank = [], 0
-    for record in journal().records():
-        legs = [amount for e in record.events for entry in e.entries
-                for account, amount in entry.legs if account == "bank"]
-        if legs:
-            bank += sum(legs)
-            series.append((record.seq, bank))
-    return series
 
 
 def chart(points: list[tuple[int, int]], width: int = 600, height: int = 200) -> dict:
@@ -167,7 +148,7 @@ def index():
     bet_words = page_for(state.mode).bet_words if state is not None else {}
     kind, player, limit = _filters()
     records = _filtered(kind, player, min(limit, JOURNAL_LIMIT))
-    kinds = sorted({r.command.kind for r in journal().records()})
+    kinds = tab.command_kinds()
     players = []
     if state is not None:
         everyone = dict(state.ledger.players())
@@ -180,8 +161,9 @@ def index():
                            records=list(reversed(records)), kinds=kinds, kind=kind,
                            readings=journal().readings(r.seq for r in records),
                            describe=partial(describe, bet_words=bet_words),
-                           player=player, house=chart(house_series()),
-                           statements=statements, odds=odds_reports())
+                           player=player, house=chart(tab.house_series()),
+                           statements=statements, odds=odds_reports(),
+                           chain_head=journal().head())
 
 
 @bp.get("/reading/<int:seq>.jpg")

@@ -43,6 +43,9 @@ GROUPS = (
                                  "prints."), ("printer",)),
     ("dashboard", N_("Dashboard"), N_("The dashboard's address, language, server and "
                                      "security."), ("web",)),
+    ("house", N_("House ledger"), N_("Where this table sends its journal: the house's "
+                                    "address, this table's name and token there."),
+     ("house",)),
 )
 
 #: What a kind of setting accepts, in words.
@@ -52,7 +55,7 @@ KIND_WORDS = {"bool": N_("yes or no"), "int": N_("a whole number"), "float": N_(
 
 def group_of(key: str) -> str:
     section = key.split(".", 1)[0]
-    return next(g[0] for g in GROUPS if section in g[3])
+    return next((g[0] for g in GROUPS if section in g[3]), "table")
 
 
 def accepts_words(setting) -> str:

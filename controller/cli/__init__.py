@@ -18,6 +18,8 @@ SUBCOMMAND_MODULES = [
     "hardware",
     "games",
     "vision",
+    "users",
+    "house",
 ]
 
 

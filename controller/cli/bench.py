@@ -16,7 +16,7 @@ from controller.journal import Journal
 from controller.table import Table
 
 #: Other subcommand modules that add their own `bench` sub-subcommands.
-BENCH_MODULES = ["games", "vision", "camera"]
+BENCH_MODULES = ["games", "vision", "camera", "house"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +36,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                                  "(default: a temporary folder)")
     ledger.add_argument("--json", action="store_true", help="print the figures as JSON")
     ledger.set_defaults(func=bench_ledger)
+    web = sub.add_parser(
+        "web", help="dashboard commands per second with many idle event streams open",
+        description="Serve a table's dashboard on 127.0.0.1 (web.server), open idle event "
+                    "streams as viewers, let writers submit commands over HTTP: commands per "
+                    "second, latency percentiles, and the outcomes each stream received (all "
+                    "of them, or the figure says how many were missed). Then the money page's "
+                    "time at a large journal.")
+    web.add_argument("--writers", type=int, default=8, help="threads submitting (default 8)")
+    web.add_argument("--commands", type=int, default=100, metavar="N",
+                     help="commands per writer (default 100)")
+    web.add_argument("--streams", type=int, default=100, help="event streams open (default 100)")
+    web.add_argument("--threads", type=int, default=16, help="the server's page threads")
+    web.add_argument("--money", type=int, default=100_000, metavar="N",
+                     help="commands in the journal for the money page's time (0: skip)")
+    web.add_argument("--json", action="store_true", help="print the figures as JSON")
+    web.set_defaults(func=bench_web)
     for name in BENCH_MODULES:
         try:
             module = importlib.import_module(f"controller.cli.{name}")
@@ -91,3 +107,24 @@ def bench_ledger(args: argparse.Namespace) -> int:
               f"{figures['replay_commands_per_s']} commands/s")
         print(f"verify: {args.replay} commands in {verify_s:.2f} s")
     return 0
+
+
+def bench_web(args: argparse.Namespace) -> int:
+    # The dashboard is web/'s; imported only for this benchmark.
+    from web.bench import money_page_ms, serve_under_load
+
+    figures = serve_under_load(args.writers, args.commands, args.streams, args.threads)
+    if args.money:
+        figures["money_page_commands"] = args.money
+        figures["money_page_ms"] = money_page_ms(args.money)
+    if args.json:
+        print_json(figures)
+    else:
+        print(f"{figures['writers']} writers, {figures['streams']} idle event streams open: "
+              f"{figures['commands_per_s']} commands/s; latency p50 {figures['p50_ms']} ms, "
+              f"p99 {figures['p99_ms']} ms")
+        print(f"events per stream: {figures['events_min']} to {figures['events_max']} of "
+              f"{figures['events_expected']} ({'all' if figures['all_received'] else 'MISSED'})")
+        if args.money:
+            print(f"/money/ at {args.money} commands: {figures['money_page_ms']} ms (median of 5)")
+    return 0 if figures["all_received"] else 1

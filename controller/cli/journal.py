@@ -6,7 +6,14 @@ import argparse
 import sys
 
 from controller import history
-from controller.cli.common import add_journal_option, open_journal, print_json
+from controller.chain import short
+from controller.cli.common import (
+    add_journal_option,
+    config_of,
+    journal_path,
+    open_journal,
+    print_json,
+)
 from controller.ledger import statements
 
 
@@ -15,9 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description="Check, export and read the table's journal.")
     sub = parser.add_subparsers(dest="journal_command", metavar="ACTION", required=True)
 
-    verify = sub.add_parser("verify", help="replay every command and check every balance",
-                            description="Replay every command from scratch; check that the "
-                                        "events, ledger legs and balances match the journal.")
+    verify = sub.add_parser("verify", help="check the hash chain, replay every command and "
+                                           "check every balance",
+                            description="Check the hash chain (naming the first entry that "
+                                        "breaks it); replay every command from scratch; check "
+                                        "that the events, ledger legs and balances match the "
+                                        "journal.")
     add_journal_option(verify)
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(func=verify_journal)
@@ -39,6 +49,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stmts.add_argument("--json", action="store_true", help="print the statements as JSON")
     stmts.set_defaults(func=show_statements)
 
+    restore = sub.add_parser(
+        "restore", help="write a lost table's journal back from the house",
+        description="Write the table's journal back from the house ledger (house.url, "
+                    "house.table, house.token of the configuration, or the options), each "
+                    "entry checked against the chain, then verified; only into a new journal.")
+    add_journal_option(restore)
+    restore.add_argument("--from-house", metavar="URL", required=True, nargs="?", const="",
+                         help="the house's address (default: house.url)")
+    restore.add_argument("--table", help="the table's id at the house (default: house.table)")
+    restore.add_argument("--token", help="the table's token (default: house.token)")
+    restore.add_argument("--ca", help="the certificate the house's is checked against "
+                                      "(default: house.ca)")
+    restore.set_defaults(func=restore_journal)
+
     replay = subparsers.add_parser(
         "replay", help="run a hand history through the engines, print the final balances",
         description="Run a hand history (recorded or hand-written, see docs/hand-history.md) "
@@ -53,18 +77,33 @@ def verify_journal(args: argparse.Namespace) -> int:
         report = journal.verify()
     if args.json:
         print_json({"ok": report.ok, "commands": report.commands, "problems": report.problems,
-                    "balances": report.balances})
+                    "head": report.head, "balances": report.balances})
     else:
         for problem in report.problems:
             print(f"problem: {problem}")
         word = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        chained = f", chain head {short(report.head)}" if report.head else ""
         print(f"{journal.path}: {report.commands} commands replayed, "
-              f"{len(report.balances)} accounts checked: {word}")
+              f"{len(report.balances)} accounts checked{chained}: {word}")
     return 0 if report.ok else 1
 
 
+def restore_journal(args: argparse.Namespace) -> int:
+    from controller.outbox import HouseClient, restore_from_house
+
+    config = config_of(args)
+    client = HouseClient(args.from_house or config["house.url"],
+                         args.table or config["house.table"], args.token or config["house.token"],
+                         args.ca or config["house.ca"] or None)
+    path = journal_path(args)
+    n, head = restore_from_house(client, path)
+    print(f"{path}: {n} commands written back from the house; journal verify ok, chain head "
+          f"{short(head)}")
+    return 0
+
+
 def export_journal(args: argparse.Namespace) -> int:
-    with open_journal(args) as journal:
+    with open_journal(args) as journal, journal.snapshot():
         if args.out:
             with open(args.out, "w", encoding="utf-8") as out:
                 n = history.export(journal, out)
@@ -75,7 +114,7 @@ def export_journal(args: argparse.Namespace) -> int:
 
 
 def show_statements(args: argparse.Namespace) -> int:
-    with open_journal(args) as journal:
+    with open_journal(args) as journal, journal.snapshot():
         found = statements(journal.entries())
     if args.player:
         if args.player not in found:

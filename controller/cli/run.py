@@ -2,10 +2,10 @@
 
 Argument parsing and the server adapter only: the running table is `app.Feltbank`.
 
-Production serves the dashboard with gunicorn: one gthread worker (the table, its journal and
-the camera live in one process) with `web.threads` threads, enough for the live streams. The
-table is opened inside the worker, after the fork, so no SQLite connection crosses a fork.
-`--dev` uses Flask's own server instead, without the reloader (it would open the camera twice).
+Production serves the dashboard with web.server (hypercorn, in this process: the table, its
+journal and the camera live here): idle connections and event streams wait on an event loop,
+pages are built in `web.threads` threads. `--dev` uses Flask's own server instead (a thread
+per connection), without the reloader (it would open the camera twice).
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from app import Feltbank
 from controller.cli.common import add_config_option, config_of
-from controller.errors import ConfigError, IllegalCommand
+from controller.errors import ConfigError, IllegalCommand, JournalError
 from controller.games.base import Command
+from controller.ownership import JournalOwner
 from controller.table import Table
 
 log = logging.getLogger("feltbank")
@@ -39,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web = parser.add_mutually_exclusive_group()
     web.add_argument("--dev", action="store_true",
                      help="serve the dashboard with Flask's development server (no reloader) "
-                          "instead of gunicorn")
+                          "instead of hypercorn")
     web.add_argument("--no-web", action="store_true",
                      help="run the table without the dashboard; stop with Ctrl-C")
     parser.add_argument("--host", help="the dashboard's address (default: web.host)")
@@ -53,17 +56,17 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     host = args.host or config["web.host"]
     port = args.port or config["web.port"]
+    # One process owns the table's journal, for its whole life (a second one is refused
+    # with the holder's pid); released by the kernel when this process ends.
+    owner = JournalOwner(config.journal_path).acquire()  # noqa: F841 - held till exit
     if not (args.commands or args.no_web or args.dev):
-        # gunicorn: the whole table service runs in its worker, after the fork.
         return serve(config, host, port)
     with Feltbank(config, camera=not args.commands) as root:
         if args.commands:
-            source = sys.stdin if args.commands == "-" else open(args.commands, encoding="utf-8")
+            source = sys.stdin.buffer if args.commands == "-" else open(args.commands, "rb")
             with source:
-                for line in source:
-                    if line.strip():
-                        print(json.dumps(take(root.table, line), ensure_ascii=False),
-                              flush=True)
+                for answer in take_lines(root.table, source):
+                    print(json.dumps(answer, ensure_ascii=False), flush=True)
             return 0
         if args.dev:
             root.watch_web(host, port, tls=tls_files(config) is not None)
@@ -78,14 +81,37 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+#: The longest command line the console takes (a command is a few hundred bytes).
+MAX_LINE = 64 * 1024
+
+
+def take_lines(table: Table, source: BinaryIO) -> Iterator[dict]:
+    """Each non-blank line of `source` submitted; its outcome or refusal as JSON. No line,
+    however bad (too long, not UTF-8, not JSON...), ends the stream."""
+    while line := source.readline(MAX_LINE + 1):
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while (rest := source.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield {"error": f"the line is longer than {MAX_LINE} bytes; one command a line"}
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield {"error": f"the line is not UTF-8 text: {exc.reason} at byte {exc.start}"}
+            continue
+        if text.strip():
+            yield take(table, text)
+
+
 def take(table: Table, line: str) -> dict:
     """Submit one JSON command line; the outcome or the refusal as JSON."""
     try:
-        cmd = Command.from_json(json.loads(line))
+        cmd, _ = Command.parse(line)
         return table.submit(cmd, source="console").to_json()
-    except json.JSONDecodeError as exc:
-        return {"error": f"not a JSON object: {exc.msg}"}
     except IllegalCommand as exc:
+        return {"error": str(exc)}
+    except JournalError as exc:
+        # The disk refused it (full, read-only): this command did not happen; the next may.
         return {"error": str(exc)}
 
 
@@ -106,52 +132,18 @@ def serve_dev(config, root: Feltbank, host: str, port: int) -> int:
     return 0
 
 
-def gunicorn_options(config, host: str, port: int) -> dict:
-    """gunicorn's settings: one gthread worker, `web.threads` threads, no timeout for streams."""
-    options = {
-        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        "workers": 1,
-        "worker_class": "gthread",
-        "threads": config["web.threads"],
-        # Live streams stay open; gthread's heartbeat keeps the worker alive meanwhile.
-        "timeout": 60,
-        "graceful_timeout": 10,
-        "keepalive": 5,
-        "preload_app": False,
-        "accesslog": "-" if config["log.level"] == "debug" else None,
-        "errorlog": "-",
-        "loglevel": config["log.level"],
-        "proc_name": "feltbank",
-    }
-    tls = tls_files(config)
-    if tls:
-        options["certfile"], options["keyfile"] = tls
-    return options
-
-
 def serve(config, host: str, port: int) -> int:
-    """The dashboard on gunicorn; the table is opened in the worker."""
+    """The table service and its dashboard in this process, served by web.server (hypercorn:
+    idle connections and event streams on an event loop, pages in `web.threads` threads)."""
     try:
-        from gunicorn.app.base import BaseApplication
-    except ImportError:
-        raise ConfigError("gunicorn is not installed: pip install gunicorn, or run with --dev"
-                          ) from None
-
-    class Dashboard(BaseApplication):
-        def load_config(self):
-            for key, value in gunicorn_options(config, host, port).items():
-                if value is not None:
-                    self.cfg.set(key, value)
-
-        def load(self):
-            # In the worker: the table lives as long as the worker, stopped when it exits.
-            root = Feltbank(config)
-            self.cfg.set("worker_exit", lambda server, worker: root.stop())
-            root.watch_web(host, port, tls=tls_files(config) is not None)
-            root.start()
-            return root.app()
-
-    log.info("dashboard on %s:%d (gunicorn, 1 gthread worker, %d threads)", host, port,
-             config["web.threads"])
-    Dashboard().run()
+        from web.server import serve as serve_dashboard
+    except ImportError as exc:
+        raise ConfigError(f"the dashboard's server is not installed ({exc.name}): pip install "
+                          "hypercorn, or run with --dev") from None
+    with Feltbank(config) as root:
+        tls = tls_files(config)
+        root.watch_web(host, port, tls=tls is not None)
+        root.start()
+        serve_dashboard(root.app(), host, port, threads=config["web.threads"], tls=tls)
+    log.info("stopped")
     return 0

@@ -26,7 +26,7 @@ from controller.ledger import (
     check_player_name,
     player_account,
 )
-from controller.protocol import MAX_INT, Command, Event, Pays, RoundEnded
+from controller.protocol import MAX_INT, MAX_STAKE, Command, Event, Pays, RoundEnded
 from controller.settings import Setting, resolve
 
 __all__ = [
@@ -99,8 +99,9 @@ class State:
 
 BASE_SETTINGS = (
     Setting("max_seats", 8, "seats at the table", minimum=1, maximum=16),
-    Setting("min_bet", 1, "smallest stake of any bet, in coins", minimum=1),
-    Setting("max_bet", 1000, "largest stake of any one bet, in coins", minimum=1),
+    Setting("min_bet", 1, "smallest stake of any bet, in coins", minimum=1, maximum=MAX_STAKE),
+    Setting("max_bet", 1000, "largest stake of any one bet, in coins", minimum=1,
+            maximum=MAX_STAKE),
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from controller.protocol import MAX_STAKE
 from controller.settings import N_, Setting
 
 
@@ -19,9 +20,9 @@ def limit_settings(names: Mapping[str, str], maximum: int = 1000) -> tuple[Setti
         low = N_("smallest %(bet)s on a spot, in coins (min_bet applies too)")
         high = N_("largest %(bet)s on a spot, in coins (max_bet applies too)")
         out.append(Setting(f"min_{_key(kind)}", 1, low % {"bet": name}, minimum=1,
-                           words=(low, {"bet": name})))
+                           maximum=MAX_STAKE, words=(low, {"bet": name})))
         out.append(Setting(f"max_{_key(kind)}", maximum, high % {"bet": name}, minimum=1,
-                           words=(high, {"bet": name})))
+                           maximum=MAX_STAKE, words=(high, {"bet": name})))
     return tuple(out)
 
 

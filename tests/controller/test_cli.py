@@ -181,3 +181,13 @@ def test_the_console_script_and_the_readme_run_command(tmp_path):
                           env={**os.environ, "FELTBANK_VENV": str(Path(sys.executable).parents[1])})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1])["events"][0]["kind"] == "joined"
+
+
+@pytest.mark.bench
+def test_bench_web(capsys):
+    """`feltbank bench web`: every stream gets every outcome (issue 14)."""
+    code, out, _ = run(capsys, "bench", "web", "--writers", "2", "--commands", "10",
+                       "--streams", "5", "--money", "500", "--json")
+    figures = json.loads(out)
+    assert code == 0 and figures["all_received"] and figures["events_min"] == 20
+    assert figures["commands_per_s"] > 0 and figures["money_page_ms"] > 0

@@ -76,7 +76,7 @@ caster_loses_pays = "1:1"
     ('[tabel]\nmode = "hazard"\n', "unknown key 'tabel.mode'.*sections are: .*table"),
     ('[table]\nmode = "craps"\n', r"table.mode = 'craps' in .* expected a game mode's name \(.*hazard"),
     ('[log]\nlevel = "loud"\n', "log.level = 'loud' .* expected one of 'debug'"),
-    ("[games.hazard]\nmax_bet = 0\n", "games.hazard.max_bet = 0 .* of at least 1"),
+    ("[games.hazard]\nmax_bet = 0\n", "games.hazard.max_bet = 0 .* from 1 to 1000000"),
     ('[games.hazard]\nmax_bet = "10"\n', "games.hazard.max_bet = '10' .* a whole number"),
     ("[games.hazard]\nmin_bet = true\n", "min_bet = True"),
     ('[games.hazard]\ncaster_wins_pays = "lots"\n', "caster_wins_pays = 'lots' .* pay rate"),

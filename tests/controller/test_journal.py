@@ -111,8 +111,8 @@ def test_a_journal_that_cannot_write_refuses_the_command_and_changes_nothing(pat
         raise sqlite3.OperationalError("database or disk is full")
 
     table.add_transaction_hook(full)
-    with pytest.raises(JournalError, match="could not store 'call-main': database or disk is "
-                                           "full; nothing changed"):
+    with pytest.raises(JournalError, match=r"could not store 'call-main': the disk is full "
+                                           r"\(database or disk is full\); nothing changed"):
         table.submit(Command("call-main", {"main": 6}))
     assert table.state == state and len(table.journal) == n
 

@@ -48,7 +48,7 @@ def test_systemd_analyze_verify_finds_nothing(tmp_path):
 def test_the_unit_is_a_watched_hardened_notify_service():
     o = unit_options()
     assert o["Service.Type"] == ["notify"]
-    assert o["Service.NotifyAccess"] == ["all"]  # gunicorn's worker pings for the master
+    assert o["Service.NotifyAccess"] == ["all"]
     assert int(o["Service.WatchdogSec"][0]) > 0
     assert o["Service.Restart"] == ["on-failure"]
     assert o["Service.User"] == ["feltbank"]

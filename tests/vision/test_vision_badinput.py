@@ -79,12 +79,21 @@ def test_capture_folder_errors(tmp_path):
 def test_capture_with_no_die_or_two_dice_is_named(tmp_path, seasons_captures):
     caps = {k: list(v) for k, v in seasons_captures.items()}
     caps["RAIN"][1] = ("RAIN/empty.png", make_empty(3, table=SEASONS_TABLE).image)
-    with pytest.raises(BadCaptureFolder, match="RAIN/empty.png: no die"):
+    _, report = calibrate(caps, SEASONS.name)  # left out and named; the others suffice
+    assert ("RAIN/empty.png", ["die not found"]) in report.flawed
+    for j in range(1, 5):  # one capture of RAIN left: too few to learn from
+        caps["RAIN"][j] = (f"RAIN/empty{j}.png", make_empty(3 + j, table=SEASONS_TABLE).image)
+    with pytest.raises(BadCaptureFolder, match="RAIN/empty1.png: die not found; .*RAIN"):
         calibrate(caps, SEASONS.name)
     caps = {k: list(v) for k, v in seasons_captures.items()}
     two = make_scene(4, n_dice=2, style=SEASONS_STYLE, die_set=SEASONS, table=SEASONS_TABLE)
     caps["STAR"][0] = ("STAR/two.png", two.image)
-    with pytest.raises(BadCaptureFolder, match="STAR/two.png: .*exactly one die"):
+    _, report = calibrate(caps, SEASONS.name)
+    assert ("STAR/two.png", ["2 objects found on the felt"]) in report.flawed
+    for j in range(1, 5):
+        caps["STAR"][j] = (f"STAR/two{j}.png", make_scene(
+            4 + j, n_dice=2, style=SEASONS_STYLE, die_set=SEASONS, table=SEASONS_TABLE).image)
+    with pytest.raises(BadCaptureFolder, match="STAR/two.png: 2 objects.*exactly one die"):
         calibrate(caps, SEASONS.name)
 
 

@@ -84,6 +84,9 @@ def test_calibrate_writes_activates_and_rolls_back(tmp_path, capsys, seasons_cap
     args = ["calibrate", "--captures", str(caps), "--out", str(out), "--die-set", SEASONS.name,
             "--activate"]
     assert main(args + ["--camera-controls", '{"ExposureTime": 12000}']) == 0
+    err = capsys.readouterr().err  # the progress bar, a line a tenth on a pipe
+    assert err.splitlines()[-1].startswith("[" + "#" * 30 + "] 100%"), err
+    assert "checking the faces on held-out captures" in err
     assert json.loads((out / "v001" / "manifest.json").read_text())["camera_controls"] == {
         "ExposureTime": 12000}
     assert main(args + ["--json"]) == 0
@@ -131,9 +134,10 @@ def test_print_labels_rejects_silly_die_size(tmp_path, capsys):
 def test_bench_vision_quick(capsys):
     parser = argparse.ArgumentParser()
     register_bench(parser.add_subparsers())
-    args = parser.parse_args(["vision", "--quick", "--json", "--dice", "30"])
+    args = parser.parse_args(["vision", "--quick", "--json", "--dice", "30", "--split",
+                              "heldout"])
     assert args.func(args) == 0
-    s = json.loads(capsys.readouterr().out)
-    assert s["dice"] == 30
+    s = json.loads(capsys.readouterr().out)["heldout"]
+    assert s["dice"] == 30 and len(s["tables"]) == 1
     assert s["confident_errors"] == 0
     assert s["accuracy"] >= 0.85

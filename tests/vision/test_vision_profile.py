@@ -69,3 +69,26 @@ def test_profile_for_another_die_set_is_refused(tmp_path, seasons_profile):
 def test_missing_profile_is_a_clear_error(tmp_path):
     with pytest.raises(BadProfile, match="no such profile"):
         load_profile(tmp_path / "nowhere")
+
+
+def test_thresholds_live_in_the_profile(tmp_path, seasons_profile):
+    """A profile reads with the thresholds it was saved with; older manifests that carry only
+    the calibrated two load with defaults for the rest; unknown or non-numeric ones refuse."""
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    m = json.loads((v / "manifest.json").read_text())
+    assert m["thresholds"] == profile.thresholds.to_json()
+    m["thresholds"]["sure_at_first_look"] = 0.7
+    (v / "manifest.json").write_text(json.dumps(m))
+    assert load_profile(v).thresholds.sure_at_first_look == 0.7
+    m["thresholds"] = {"min_margin": 0.3, "min_score": 0.4}  # a session-1 manifest
+    (v / "manifest.json").write_text(json.dumps(m))
+    th = load_profile(v).thresholds
+    assert (th.min_margin, th.min_score, th.sure_at_first_look) == (0.3, 0.4, 0.6)
+    for bad, match in (({"min_margin": 0.3, "min_score": 0.4, "guess": 1}, "unknown thresholds"),
+                       ({"min_margin": "high", "min_score": 0.4}, "not a finite number"),
+                       ({"min_score": 0.4}, "min_margin")):
+        m["thresholds"] = bad
+        (v / "manifest.json").write_text(json.dumps(m))
+        with pytest.raises(BadProfile, match=match):
+            load_profile(v)

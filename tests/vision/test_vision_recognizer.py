@@ -12,15 +12,9 @@ from vision.default_profile import NOMINAL_TABLE
 from vision.dice import TopFace
 from vision.errors import CalibrationRefused
 from vision.labels import Die, DieSet
-from vision.recognizer import (
-    INK_RELIABILITY_FLOOR,
-    INK_WEIGHT,
-    POSE_UNSURE,
-    SURE_AT_FIRST_LOOK,
-    InkModel,
-    Recognizer,
-    calibrate,
-)
+from vision.matcher import INK_RELIABILITY_FLOOR, INK_WEIGHT, InkModel
+from vision.reader import POSE_UNSURE
+from vision.recognizer import Recognizer, Thresholds, calibrate
 from vision.synthetic import DieSpec, make_capture, make_scene, render_scene, sample_params
 
 
@@ -263,7 +257,32 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
     # the second look agrees (more poses lift the runners-up too): the first reading stands
     monkeypatch.setattr(rec, "second_look", looks(tree))
     label, conf, _ = rec.read_face(scene.image, face)
-    assert label == "TREE" and 0.5 <= conf < SURE_AT_FIRST_LOOK and len(calls) == 2
+    assert label == "TREE" and 0.5 <= conf < Thresholds().sure_at_first_look and len(calls) == 2
     # a clear first reading is not looked at again
     first[tree] = 0.9 + 0.1 * 1.6 * m
     assert rec.read_face(scene.image, face)[0] == "TREE" and len(calls) == 2
+
+
+def test_calibration_reports_its_progress(seasons_captures):
+    seen: list[tuple[float, str]] = []
+    calibrate(seasons_captures, SEASONS.name, progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert len(seen) > 20 and all(m for _, m in seen)
+
+
+def test_flawed_captures_are_named_with_the_reason(seasons_profile):
+    import cv2
+
+    from vision.training import capture_flaws
+
+    profile, report = seasons_profile
+    patches = profile.patches.copy()
+    assert not any(capture_flaws(patches))  # generated captures of one table: none flawed
+    patches[0] = cv2.GaussianBlur(patches[0], (0, 0), 2.5)
+    patches[1] = (patches[1] * 0.3).astype(np.uint8)
+    patches[2] = np.clip(patches[2].astype(int) + 120, 0, 255).astype(np.uint8)
+    flaws = capture_flaws(patches)
+    assert "blurred" in flaws[0] and "too dark" in flaws[1] and "glare" in flaws[2]
+    assert not any(flaws[3:])
+    assert report.to_json()["flawed_captures"] == [[n, r] for n, r in report.flawed]

@@ -55,3 +55,36 @@ def test_markers_hands_and_motion_render():
     assert set(scene.marker_corners) == {0, 1, 2, 3}
     moving = render_scene(SceneParams(), [DieSpec("SUN", 0, 0, 0, motion_px=(12.0, 0.0))], 1)
     assert moving.dice[0].moving
+
+
+def test_lens_distortion_moves_the_truth_with_the_picture():
+    """A barrel lens with an off-centre centre: the truth is where the die is drawn."""
+    plain = SceneParams(edge_margin_px=4.0)
+    bent = SceneParams(distortion=0.15, distortion_centre=(120.0, -90.0), edge_margin_px=4.0)
+    spec = [DieSpec("MOON", 200.0, 140.0, 20.0)]
+    a = render_scene(plain, spec, seed=3).dice[0]
+    b = render_scene(bent, spec, seed=3)
+    t = b.dice[0]
+    assert math.dist(a.top_center, t.top_center) > 15  # the lens moved it
+    x, y = (int(round(v)) for v in t.top_center)
+    hsv = cv2.cvtColor(b.image, cv2.COLOR_BGR2HSV)
+    win = hsv[y - 4:y + 5, x - 4:x + 5].reshape(-1, 3).mean(0)
+    assert win[1] < 90 and win[2] > 100, win  # the sticker is there
+    # a barrel lens pulls points towards its centre
+    c = np.array([FRAME_W / 2 + 120.0, FRAME_H / 2 - 90.0])
+    assert np.linalg.norm(np.subtract(t.top_center, c)) < np.linalg.norm(
+        np.subtract(a.top_center, c))
+
+
+def test_wide_world_splits_are_disjoint_and_varied():
+    from vision.bench import bench_worlds
+
+    dev, held = bench_worlds(12, 5, "dev"), bench_worlds(12, 5, "heldout")
+    assert not {w.style for w in dev} & {w.style for w in held}
+    assert not any(w.style.inverted for w in dev)  # art only the held-out split shows
+    sizes = [w.table["die_px"] for w in dev + held]
+    assert min(sizes) < 50 < max(sizes)
+    assert len({w.felt for w in dev + held}) >= 3
+    assert any(w.hard for w in dev + held)
+    scene = make_scene(11, world=held[0])
+    assert scene.image.shape == (FRAME_H, FRAME_W, 3) and len(scene.dice) == 5

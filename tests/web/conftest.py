@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 
@@ -74,6 +75,12 @@ def csrf_of(html: str) -> str:
     return match.group(1)
 
 
+def setup_code(where) -> str:
+    """The first-run setup code, read as the banker would: from the data folder's file."""
+    data_dir = where if isinstance(where, Path) else where.application.config["DATA_DIR"]
+    return (Path(data_dir) / "setup-code").read_text().strip()
+
+
 class Auth:
     """Drives the first-run wizard and logs users in; keeps the page's CSRF token."""
 
@@ -88,7 +95,8 @@ class Auth:
     def setup(self, name="boss", password=PASSWORD):
         token = csrf_of(self.client.get("/setup").text)
         response = self.client.post("/setup", data={"name": name, "password": password,
-                                                    "password2": password, "csrf_token": token})
+                                                    "password2": password, "csrf_token": token,
+                                                    "setup_code": setup_code(self.client)})
         assert response.status_code == 302, response.text
         self.token = csrf_of(self.client.get("/").text)
         return response

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASSWORD, csrf_of
+from conftest import PASSWORD, csrf_of, setup_code
 
 #: Every state-changing endpoint with a body that would be valid for the banker.
 STATE_CHANGING = [
@@ -58,7 +58,8 @@ def test_the_wizard_creates_the_banker_then_closes(client, auth, app):
 def test_the_wizard_refuses_bad_accounts(client, name, password, password2, message):
     token = csrf_of(client.get("/setup").text)
     response = client.post("/setup", data={"name": name, "password": password,
-                                           "password2": password2, "csrf_token": token})
+                                           "password2": password2, "csrf_token": token,
+                                           "setup_code": setup_code(client)})
     assert response.status_code == 422
     assert message in response.text
     assert client.get("/").status_code == 302  # still the wizard
@@ -121,7 +122,8 @@ def test_rate_limiter_forgets_after_the_window():
 def test_session_cookie_flags(client, auth):
     token = csrf_of(client.get("/setup").text)
     response = client.post("/setup", data={"name": "boss", "password": PASSWORD,
-                                           "password2": PASSWORD, "csrf_token": token})
+                                           "password2": PASSWORD, "csrf_token": token,
+                                           "setup_code": setup_code(client)})
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
     assert "Secure" not in cookie  # plain http on the LAN

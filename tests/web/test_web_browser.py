@@ -12,7 +12,7 @@ from pathlib import Path
 
 import playwright.sync_api as playwright_api
 import pytest
-from conftest import PASSWORD, VIEWER_PASSWORD, open_table
+from conftest import PASSWORD, VIEWER_PASSWORD, open_table, setup_code
 
 CHROMIUM = os.environ.get("FELTBANK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"
@@ -60,6 +60,10 @@ def browser():
         b.close()
 
 
+#: Each served dashboard's data folder, by its address (where its setup code is).
+DATA_DIRS: dict = {}
+
+
 @pytest.fixture
 def server(tmp_path):
     """The dashboard served on a free port (werkzeug, threaded) with a still camera."""
@@ -78,6 +82,7 @@ def server(tmp_path):
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
+    DATA_DIRS[f"http://127.0.0.1:{httpd.server_port}"] = tmp_path / "web"
     yield {"url": f"http://127.0.0.1:{httpd.server_port}", "table": table, "live": live,
            "camera": camera}
     httpd.shutdown()
@@ -99,6 +104,7 @@ def setup_banker(page, url):
     page.goto(url + "/")
     assert page.url.endswith("/setup")
     shot(page, "01-wizard")
+    page.fill("input[name=setup_code]", setup_code(DATA_DIRS[url]))
     page.fill("input[name=name]", "boss")
     page.fill("input[name=password]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)
@@ -304,6 +310,7 @@ def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_port}"
+    DATA_DIRS[url] = tmp_path / "web"
     try:
         page = new_page(browser, PORTRAIT)
         setup_banker(page, url)

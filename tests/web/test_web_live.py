@@ -80,9 +80,17 @@ def test_reconnection_with_last_event_id_sends_what_was_missed(client, banker, t
     assert messages[len(outcomes) + 1]["event"] == "state"
 
 
-def test_reconnection_from_too_long_ago_gets_the_full_state(client, banker, table):
-    # The table's own earlier commands were never broadcast: the stream starts from the state.
+def test_reconnection_from_before_the_window_reads_the_journal(client, banker, table):
+    # The table's own earlier commands were never broadcast: they come from the journal.
+    last = table.journal.last_seq()
     messages = parse(client.get("/live/events", headers={"Last-Event-ID": "1"})
+                     .get_data(as_text=True))
+    outcomes = [m for m in messages if m.get("event") == "outcome"]
+    assert [int(m["id"]) for m in outcomes] == list(range(2, last + 1))
+    assert outcomes[0]["data"]["kind"] == "join"
+    assert messages[len(outcomes) + 1]["event"] == "state"
+    # A Last-Event-ID from another journal (beyond this one's end): the state only.
+    messages = parse(client.get("/live/events", headers={"Last-Event-ID": str(last + 50)})
                      .get_data(as_text=True))
     assert [m.get("event") for m in messages[1:2]] == ["state"]
     assert not any(m.get("event") == "outcome" for m in messages)

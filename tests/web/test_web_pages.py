@@ -452,7 +452,7 @@ def test_learn_waits_for_enough_captures_and_a_capture_pauses_the_readings(make_
 def test_settings_are_grouped_explained_and_say_where_they_are_written(client, banker, app):
     html = client.get("/settings/").text
     groups = re.findall(r'<details class="settings-group" id="group-([a-z]+)"', html)
-    assert groups == ["table", "games", "camera", "lights", "printer", "dashboard"]
+    assert groups == ["table", "games", "camera", "lights", "printer", "dashboard", "house"]
     assert "the table&#39;s name, printed on slips and screens" in html  # each key in words
     assert "a whole number from 1 to 65,535" in html  # what it accepts, numbers as people write
     path = str(app.config["CONFIG_PATH"])

@@ -1,0 +1,85 @@
+"""`recognize --kind pips` and `bench vision --kind pips`: the readers that need no profile.
+
+Reached from the `--kind` switch of `feltbank recognize` and `feltbank bench vision`
+(controller/cli/vision.py); the labelled dice (`--kind dice`, the default) stay there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from vision.errors import VisionError
+
+#: kinds read without calibration, besides the profile-based labelled dice ("dice")
+KINDS = ("pips",)
+
+
+def _fail(msg: str) -> int:
+    """The vision commands' one error printer (imported late: vision.py imports this module)."""
+    from controller.cli.vision import _fail as fail
+
+    return fail(msg)
+
+
+def cmd_recognize_kind(args: argparse.Namespace) -> int:
+    """Read each image with the reader of args.kind; one JSON object per image with --json."""
+    from vision.images import read_image
+    from vision.pips import read_pips
+
+    if args.table:
+        return _fail(f"--table places labelled dice only; --kind {args.kind} reads image "
+                     "positions (leave out --table)")
+    readers = {"pips": read_pips}
+    status = 0
+    for image in args.images:
+        try:
+            objects = readers[args.kind](read_image(image))
+        except VisionError as e:
+            status = _fail(str(e))
+            if args.json:
+                print(json.dumps({"image": image, "error": str(e), "objects": []}))
+            continue
+        if args.json:
+            print(json.dumps({"image": image, "objects": [o.to_json() for o in objects]}))
+            continue
+        print(f"{image}:")
+        for o in objects:
+            what = o.label or f"(unsure: {o.why})"
+            print(f"  {args.kind} {what:<10} {o.confidence:5.2f}  at ({o.center[0]:.0f}, "
+                  f"{o.center[1]:.0f})")
+    return status
+
+
+def cmd_bench_kind(args: argparse.Namespace) -> int:
+    """Run vision.bench_kinds on one core (a child process) and print its figures."""
+    n = args.dice or (60 if args.quick else 1000)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    split = getattr(args, "split", "both") or "both"
+    cmd = [sys.executable, "-m", "vision.bench_kinds", "--kind", args.kind, "--dice", str(n),
+           "--seed", str(args.seed), "--split", split]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return _fail(f"vision benchmark failed: {proc.stderr.strip()[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    for name, s in out.items():
+        print(f"== {args.kind}, {name}: dice {s['dice']} in {s['frames']} frames "
+              f"({s['hard_dice']} in hard frames)")
+        print(f"accuracy          {s['accuracy']:.2%}  (hard frames {s['hard_accuracy']:.2%})")
+        print(f"abstained         {s['abstention_rate']:.2%}  (not found {s['missed']})")
+        print(f"confident errors  {s['confident_errors']}  ({s['confident_error_rate']:.2%})")
+        print(f"latency per frame median {s['latency_ms_median']:.1f} ms, "
+              f"p95 {s['latency_ms_p95']:.1f} ms (wall, one core); CPU median "
+              f"{s['cpu_ms_median']:.1f} ms, p95 {s['cpu_ms_p95']:.1f} ms")
+        for e in s["error_examples"]:
+            print(f"  {e}")
+    return 0

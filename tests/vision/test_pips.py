@@ -1,0 +1,144 @@
+"""Pip dice read with no calibration: counts, abstentions, the CLI and the benchmark."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.bench_kinds import KindResult, score
+from vision.errors import BadImage
+from vision.pips import LAYOUTS, read_pips
+from vision.scenes_pips import make_pip_scene
+
+
+def _die_image(pips: list[tuple[int, int]], body=(235, 235, 235), ink=(20, 20, 20),
+               ground=(60, 110, 150), side=120, turn=17.0) -> np.ndarray:
+    """A flat die face seen from above: a rounded square with pips on its 3x3 grid."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = ground
+    tex = np.zeros((side, side, 3), np.uint8)
+    tex[:] = body
+    for i, j in pips:
+        c = (int(side / 2 + i * 0.26 * side), int(side / 2 + j * 0.26 * side))
+        cv2.circle(tex, c, int(0.09 * side), ink, -1, cv2.LINE_AA)
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
+    m[:, 2] += (320 - side / 2, 240 - side / 2)
+    mask = np.zeros((side, side), np.uint8)
+    cv2.rectangle(mask, (0, 0), (side - 1, side - 1), 255, -1)
+    face = cv2.warpAffine(tex, m, (640, 480))
+    alpha = cv2.warpAffine(mask, m, (640, 480))
+    img[alpha > 127] = face[alpha > 127]
+    # the rounded edge: a darker rim round the face
+    cs, _ = cv2.findContours((alpha > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
+                             cv2.CHAIN_APPROX_NONE)
+    cv2.drawContours(img, cs, -1, tuple(int(c * 0.55) for c in body), max(2, side // 25))
+    return cv2.GaussianBlur(img, (0, 0), 1.0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_every_count_on_a_plain_die(n):
+    out = read_pips(_die_image(list(LAYOUTS[n])))
+    assert [o.label for o in out] == [str(n)]
+    assert out[0].confidence >= 0.5
+    assert math.hypot(out[0].center[0] - 320, out[0].center[1] - 240) < 6
+
+
+def test_dark_die_with_light_pips_on_light_paper():
+    out = read_pips(_die_image(list(LAYOUTS[5]), body=(25, 25, 30), ink=(230, 230, 230),
+                               ground=(215, 220, 225), side=60, turn=-31.0))
+    assert [o.label for o in out] == ["5"]
+
+
+@pytest.mark.parametrize("n,missing", [(6, (1, 0)), (5, (0, 0)), (3, (0, 0)), (4, (1, 1))])
+def test_a_face_with_a_pip_gone_is_abstained_on_not_miscounted(n, missing):
+    # a six with a middle pip worn off shows five spots not in a five's layout; a five
+    # without its centre looks like a four only if nothing is checked at the centre
+    pips = [p for p in LAYOUTS[n] if p != missing]
+    img = _die_image(pips)
+    # the lost pip leaves a faint mark, as a worn or glared pip does
+    c = (320 + missing[0] * 0.26 * 120, 240 + missing[1] * 0.26 * 120)
+    a = math.radians(-17.0)
+    dx, dy = c[0] - 320, c[1] - 240
+    pos = (int(320 + dx * math.cos(a) - dy * math.sin(a)), int(240 + dx * math.sin(a) + dy * math.cos(a)))
+    cv2.circle(img, pos, 10, (130, 130, 130), -1, cv2.LINE_AA)
+    out = read_pips(img)
+    assert all(o.label is None for o in out), [o.to_json() for o in out]
+
+
+def test_an_empty_table_and_a_checked_cloth_have_no_dice():
+    plain = np.full((480, 640, 3), (60, 110, 150), np.uint8)
+    assert read_pips(plain) == []
+    yy, xx = np.mgrid[0:480, 0:640]
+    checked = np.where((((xx // 40) + (yy // 40)) % 2)[:, :, None] == 1, 220, 40).astype(np.uint8)
+    assert [o for o in read_pips(np.ascontiguousarray(checked.repeat(3, 2)))
+            if o.label is not None] == []
+
+
+def test_bad_input_is_refused_with_what_is_expected():
+    with pytest.raises(BadImage, match="BGR colour image"):
+        read_pips(np.zeros((10, 10), np.uint8))
+
+
+def test_generated_scenes_no_confident_error_most_read():
+    res = KindResult("test")
+    for seed in range(500, 512):
+        scene = make_pip_scene(seed, held_out=seed % 2 == 1)
+        score(res, scene.dice, read_pips(scene.image), scene.hard, seed)
+    assert res.dice >= 40
+    assert res.confident_errors == 0, res.errors
+    assert res.right >= 0.75 * res.dice, res.summary()
+
+
+def test_scenes_are_deterministic_and_held_out_differs():
+    a, b = make_pip_scene(7), make_pip_scene(7)
+    assert np.array_equal(a.image, b.image) and a.dice == b.dice
+    assert make_pip_scene(7, held_out=True).surface in ("stone", "checked", "felt", "wood")
+
+
+def test_recognize_kind_pips_json(tmp_path, capsys):
+    path = tmp_path / "die.png"
+    cv2.imwrite(str(path), _die_image(list(LAYOUTS[3])))
+    assert main(["recognize", "--kind", "pips", str(path), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert obj["image"] == str(path)
+    assert [(o["kind"], o["label"]) for o in obj["objects"]] == [("pips", "3")]
+    assert set(obj["objects"][0]) >= {"kind", "label", "confidence", "center"}
+
+
+def test_recognize_kind_pips_bad_file(tmp_path, capsys):
+    bad = tmp_path / "not-an-image.png"
+    bad.write_text("hello")
+    assert main(["recognize", "--kind", "pips", str(bad), "--json"]) == 1
+    out = capsys.readouterr()
+    assert json.loads(out.out.strip())["objects"] == []
+    assert "error" in out.err
+
+
+@pytest.mark.slow
+def test_bench_vision_kind_pips_quick(capsys):
+    assert main(["bench", "vision", "--kind", "pips", "--dice", "15", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip())
+    assert set(out) == {"dev", "heldout"}
+    for s in out.values():
+        assert s["dice"] >= 15 and 0.0 <= s["accuracy"] <= 1.0
+        assert s["latency_ms_median"] > 0
+
+
+def test_a_side_face_next_to_its_top_face_is_not_reported_touching_dice_are():
+    from vision.objects import ObjectReading
+    from vision.pips import _side_faces
+
+    middle = (320.0, 240.0)
+    top = ObjectReading("pips", "4", 0.9, (100.0, 100.0), size_px=50.0)
+    # its side face shows towards the middle of the picture, closer than a whole side
+    side = ObjectReading("pips", "1", 0.9, (125.0, 115.0), size_px=40.0)
+    # a die touching the top one stands a whole side from it
+    touching = ObjectReading("pips", "2", 0.9, (100.0, 151.0), size_px=50.0)
+    assert _side_faces([top, side, touching], middle) == {1}
+    # the same pair seen from the other side of the picture: the other face is the side face
+    assert _side_faces([top, side], (0.0, 0.0)) == {0}

@@ -1,0 +1,82 @@
+"""The leaning-die check: is a lone die flat, or cocked against something?
+
+A die leaning away from the nadir can show an outline just like a flat die's; where its top
+face lies tells. The top face is found by appearance (the profile's average face) near the
+flat fit, and the die's outline around it is compared with a flat die's (see dice.lean).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.descriptors import STORE, _dog, _gray
+from vision.dice import PATCH, TopFace, rectify
+from vision.model import Thresholds
+
+# where a leaning die's top face is looked for, in face sides: up to LEAN_REACH towards the
+# nadir along either face axis, LEAN_BACK away from it and LEAN_ACROSS across (the flat
+# fit's size can be off)
+LEAN_REACH, LEAN_BACK, LEAN_ACROSS = 0.42, 0.2, 0.1
+
+
+def face_template(patches: np.ndarray) -> np.ndarray:
+    """What any top face looks like: the stored faces, band-passed, averaged in four turns.
+
+    The labels differ, but every face is a sticker on a die's face, edged and lettered; their
+    average keeps that common layout, which finds a top face in a die's image without
+    knowing its label (the matcher's descriptors are built to ignore where a face sits).
+    """
+    o = (STORE - PATCH) // 2
+    maps = [_dog(_gray(p))[o:o + PATCH, o:o + PATCH] for p in patches]
+    return np.mean([np.rot90(m, k) for m in maps for k in range(4)], 0).astype(np.float32)
+
+
+def _peak(a: float, b: float, c: float) -> float:
+    """Sub-pixel offset of a peak b between its neighbours a and c (parabola)."""
+    den = a - 2 * b + c
+    return 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+
+def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
+                  nadir: tuple[float, float]) -> tuple[tuple[float, float], float]:
+    """Where the top face lies by appearance, near the flat fit, and how well it matched.
+
+    A flat die's face is where the flat fit put it; a die leaning away from the nadir has its
+    top face nearer the nadir than that (the far end of its blob is its raised side face), so
+    the face is looked for up to LEAN_REACH towards the nadir along either face axis.
+    """
+    pad = int(round(PATCH * (LEAN_REACH + 0.03)))  # a px more: the peak's neighbours
+    size = PATCH + 2 * pad
+    big = TopFace(face.center, face.angle_deg, face.side * size / PATCH, face.residual)
+    res = cv2.matchTemplate(_dog(_gray(rectify(img, big, size))), template,
+                            cv2.TM_CCOEFF_NORMED)
+    t = math.radians(face.angle_deg)
+    u = np.array([math.cos(t), math.sin(t)])
+    v = np.array([-math.sin(t), math.cos(t)])
+    r = np.asarray(face.center) - nadir
+    off = (np.arange(res.shape[0]) - pad) / PATCH  # face sides from the flat fit
+    du = off[None, :] * (-1.0 if r @ u > 0 else 1.0)  # towards the nadir: positive
+    dv = off[:, None] * (-1.0 if r @ v > 0 else 1.0)
+    ok = (((du >= -LEAN_BACK) & (du <= LEAN_REACH) & (np.abs(dv) <= LEAN_ACROSS))
+          | ((dv >= -LEAN_BACK) & (dv <= LEAN_REACH) & (np.abs(du) <= LEAN_ACROSS)))
+    y, x = np.unravel_index(int(np.argmax(np.where(ok, res, -2.0))), res.shape)
+    n = res.shape[0]
+    fx = x + (_peak(res[y, x - 1], res[y, x], res[y, x + 1]) if 0 < x < n - 1 else 0.0)
+    fy = y + (_peak(res[y - 1, x], res[y, x], res[y + 1, x]) if 0 < y < n - 1 else 0.0)
+    k = face.side / PATCH  # image px per patch px
+    c = np.asarray(face.center) + ((fx - pad) * u + (fy - pad) * v) * k
+    return (float(c[0]), float(c[1])), float(res[y, x])
+
+
+def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds) -> bool:
+    """Whether lean evidence (see Recognizer.lean_evidence) says the die is cocked.
+
+    Cocked when the outline is lopsided about the found top face by more than
+    th.lean_lopsided (th.lean_lopsided_unsure when the face matched below th.lean_match), or
+    one axis is longer than a flat die's by th.lean_stretch more than the other.
+    """
+    limit = th.lean_lopsided if match >= th.lean_match else th.lean_lopsided_unsure
+    return stretch > th.lean_stretch or lopsided > limit

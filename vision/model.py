@@ -1,0 +1,118 @@
+"""The stored model: what calibration learned about one table and what reading it needs.
+
+A `Profile` holds the felt's colour, the camera's geometry (face size, side-face reach, nadir),
+the rectified capture patches (templates are rebuilt from them) and the `Thresholds` it was
+calibrated with. `vision.profile` writes and reads it on disk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from vision.descriptors import ink_colour, ink_contrast
+from vision.dice import FeltModel
+from vision.matcher import InkModel, Matcher, build_templates, learn_ink, make_matcher
+
+
+@dataclass
+class Thresholds:
+    """The decision thresholds a profile reads with (calibration sets the first two).
+
+    min_margin: least relative margin (s1 - s2) / (1 - s2) of the best label over the runner-
+    up (calibration raises it above any held-out misreading's); min_score: least score of the
+    best label. sure_at_first_look: a first reading less confident gets the second look;
+    disagree_factor: a second look overruling the first needs this many times min_margin.
+    cocked_residual: a blob a flat die explains worse than this (face sides) is cocked;
+    lean_*: see vision.leaning.is_leaning.
+    """
+
+    min_margin: float = 0.25
+    min_score: float = 0.45
+    sure_at_first_look: float = 0.6
+    disagree_factor: float = 2.0
+    cocked_residual: float = 0.2
+    lean_lopsided: float = 0.15
+    lean_match: float = 0.5
+    lean_lopsided_unsure: float = 0.25
+    lean_stretch: float = 0.09
+
+    def to_json(self) -> dict:
+        """The manifest's "thresholds" object."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: object) -> Thresholds:
+        """Read a manifest's thresholds; names missing (older profiles) take the defaults.
+
+        ValueError names an unknown key or a value that is not a finite number.
+        """
+        if not isinstance(d, dict):
+            raise ValueError(f"thresholds must be an object, not {type(d).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown thresholds {unknown}; known: {sorted(known)}")
+        out = {}
+        for k, v in d.items():
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                raise ValueError(f"threshold {k} = {v!r} is not a finite number")
+            out[k] = float(v)
+        return cls(**out)
+
+
+@dataclass
+class Geometry:
+    """How big a top face looks and how far side faces reach (grows with nadir distance)."""
+
+    side_px: float
+    k_side: float
+    nadir: tuple[float, float]
+    frame: tuple[int, int] | None = None  # (width, height) of the calibration frames
+
+    def die_area(self, x: float, y: float) -> float:
+        """Expected blob area of one flat die whose blob centre is at (x, y)."""
+        r = math.hypot(x - self.nadir[0], y - self.nadir[1])
+        return self.side_px**2 + self.side_px * self.k_side * r * 1.27
+
+
+@dataclass
+class Profile:
+    """What calibration learned: felt colour, geometry, templates and thresholds."""
+
+    die_set: str
+    labels: list[str]
+    felt: FeltModel
+    geometry: Geometry
+    patches: np.ndarray  # (N, STORE, STORE, 3) uint8 rectified top faces with margin
+    patch_labels: np.ndarray  # (N,) int index into labels
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    report: dict = field(default_factory=dict)
+    camera_controls: dict | None = None
+    _matcher: Matcher | None = field(default=None, repr=False)
+    _ink: InkModel | None = field(default=None, repr=False)
+
+    @property
+    def min_margin(self) -> float:
+        return self.thresholds.min_margin
+
+    @property
+    def min_score(self) -> float:
+        return self.thresholds.min_score
+
+    def ink(self) -> InkModel:
+        """The labels' ink colours, learned from the stored patches once."""
+        if self._ink is None:
+            cols = np.array([ink_colour(p) for p in self.patches])
+            contrast = np.array([ink_contrast(p) for p in self.patches])
+            self._ink = learn_ink(cols, self.patch_labels, len(self.labels), contrast)
+        return self._ink
+
+    def matcher(self) -> Matcher:
+        """The templates, augmented and whitened, built once."""
+        if self._matcher is None:
+            t, lab, _, aug = build_templates(self.patches, self.patch_labels)
+            self._matcher = make_matcher(t, lab, len(self.labels), aug)
+        return self._matcher

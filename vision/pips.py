@@ -1,0 +1,479 @@
+"""Ordinary pip dice read with no calibration: count the pips on each die's top face.
+
+Nothing here knows the surface, the die's colour or its size. Steps, on an image pyramid
+(each level halves the frame, so every die is read at the level where its pips are a few
+pixels across):
+
+1. **Pip candidates.** Dark or light spots: local extremes of differences of Gaussians, kept
+   when the ring round them is mostly one colour (a die's body) and the spot differs from
+   that ring by a good share of its brightness. Wood grain, weave, ruled lines and the
+   corners of a checked cloth fail the ring test.
+2. **The face.** From a candidate, the body round it is flood-filled within a fixed colour
+   range: the top face stops at its rounded, darker rim, so touching dice and the side faces
+   (lit differently) are separate regions. A face must be a compact square (aspect,
+   fill), of a size the pips fit (pip radius 3-20% of the side), and must not leak into
+   the surround.
+3. **The count, checked.** The face's pips fix its 3x3 grid (centre, turn, spacing: least
+   squares over the turns); every grid point is then looked at: pip-dark (or pip-light) where
+   the count's layout has a pip, body where it has none. A count whose layout the face does
+   not show cleanly (a pip missed in glare, a stray spot) is abstained on, never guessed.
+
+The same face found at two pyramid levels is reported once, from the level that fits best.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+from vision.errors import BadImage
+from vision.objects import ObjectReading
+
+#: pip positions on the 3x3 grid (column, row in -1..1) for each count
+LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+GRID = [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]
+SIGMAS = (1.0, 1.45, 2.1)  # per level: two DoG bands, pip radius ~1.4-3 px (the next level goes on)
+LEVELS = 5
+MIN_SIDE = 60  # a level whose shorter side is below this is not searched
+RING = 2.0  # ring radius round a candidate, in pip radii
+N_RING = 16
+MAX_OFF = 0.14  # the pips' centre may be this far (face sides) from the face region's
+MIN_ISOTROPY = 0.8  # a grid of pips squeezed more than this is a side face
+MAX_ASPECT = 1.3  # a face region's longer side over its shorter
+MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much (0..1)
+HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
+DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
+
+
+@dataclass
+class _Pip:
+    x: float
+    y: float
+    r: float
+    light: bool  # a light pip on a dark body
+    centre: float  # smoothed grey at the centre (0..1)
+    body: float  # median of the ring
+    strength: float
+
+
+@dataclass
+class _Face:
+    level: int
+    center: tuple[float, float]  # level pixels
+    side: float
+    angle: float
+    hull: np.ndarray
+    body: float
+    light: bool
+    pips: list[_Pip]
+
+
+def _ring_offsets(n: int = N_RING) -> np.ndarray:
+    a = np.arange(n) * 2 * math.pi / n
+    return np.stack([np.cos(a), np.sin(a)], 1)
+
+
+_RING = _ring_offsets()
+
+
+def _sample(img: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Nearest-pixel values at (xs, ys), clipped to the image."""
+    h, w = img.shape[:2]
+    xi = np.clip(np.rint(xs).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(ys).astype(np.int32), 0, h - 1)
+    return img[yi, xi]
+
+
+def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
+    """Pip candidates of one level (grey uint8); also the lightly smoothed grey (float 0..1)."""
+    blurred = [cv2.GaussianBlur(grey, (0, 0), SIGMAS[0])]
+    for a, b in zip(SIGMAS[:-1], SIGMAS[1:], strict=True):  # each from the last: smaller kernels
+        blurred.append(cv2.GaussianBlur(blurred[-1], (0, 0), math.sqrt(b * b - a * a)))
+    smooth = blurred[0].astype(np.float32) * (1 / 255)
+    found: list[_Pip] = []
+    kernel = np.ones((3, 3), np.uint8)
+    for k in range(len(SIGMAS) - 1):
+        mag = cv2.absdiff(blurred[k], blurred[k + 1])
+        r = math.sqrt(SIGMAS[k] * SIGMAS[k + 1]) * 1.45
+        peak = cv2.bitwise_and(cv2.compare(mag, cv2.dilate(mag, kernel), cv2.CMP_GE),
+                               cv2.compare(mag, DOG_MIN, cv2.CMP_GT))
+        pts = cv2.findNonZero(peak)
+        if pts is None:
+            continue
+        pts = pts.reshape(-1, 2)
+        xs, ys = pts[:, 0], pts[:, 1]
+        rx = xs[:, None] + _RING[None, :, 0] * RING * r
+        ry = ys[:, None] + _RING[None, :, 1] * RING * r
+        ring = _sample(smooth, rx, ry)
+        med = np.median(ring, 1)
+        c = smooth[ys, xs]
+        con = c - med
+        acon = np.abs(con)
+        rel = acon / np.maximum(np.maximum(c, med), 0.05)
+        close = np.mean(np.abs(ring - med[:, None]) < 0.3 * acon[:, None], 1)
+        sign = np.sign(blurred[k][ys, xs].astype(np.int16) - blurred[k + 1][ys, xs])
+        # a spot, not a line or a corner: the curvature is alike both ways (Hessian test)
+        b = blurred[k + 1]
+        hs = max(1.0, r)
+
+        def at(dx: float, dy: float, b: np.ndarray = b, xs: np.ndarray = xs,
+               ys: np.ndarray = ys) -> np.ndarray:
+            return _sample(b, xs + dx, ys + dy).astype(np.float32)
+
+        c0 = at(0, 0)
+        dxx = at(hs, 0) + at(-hs, 0) - 2 * c0
+        dyy = at(0, hs) + at(0, -hs) - 2 * c0
+        dxy = (at(hs, hs) + at(-hs, -hs) - at(hs, -hs) - at(-hs, hs)) / 4
+        det = dxx * dyy - dxy * dxy
+        tr = dxx + dyy
+        blob = (det > 0) & (tr * tr < HESSIAN_RATIO * det)
+        keep = blob & (rel > 0.28) & (acon > 0.035) & (close >= 0.6) & (np.sign(con) == sign)
+        for i in np.nonzero(keep)[0]:
+            found.append(_Pip(float(xs[i]), float(ys[i]), r, bool(con[i] > 0), float(c[i]),
+                              float(med[i]), float(mag[ys[i], xs[i]] / 255 / max(0.02, acon[i]))))
+    # one candidate per spot: the strongest of those in one blob (the midway point is pip)
+    found.sort(key=lambda p: -abs(p.centre - p.body))
+    kept: list[_Pip] = []
+    cell = 2.4 * math.sqrt(SIGMAS[-2] * SIGMAS[-1]) * 1.45
+    grid: dict[tuple[int, int], list[_Pip]] = {}
+    for p in found:
+        gx, gy = int(p.x // cell), int(p.y // cell)
+        near = [q for i in (-1, 0, 1) for j in (-1, 0, 1) for q in grid.get((gx + i, gy + j), ())]
+        if not any(_same_spot(p, q, smooth) for q in near):
+            kept.append(p)
+            grid.setdefault((gx, gy), []).append(p)
+    for p in kept:
+        _refine(p, smooth)
+    # two candidates that settled on one spot are one
+    out: list[_Pip] = []
+    for p in kept:
+        if all((p.x - q.x) ** 2 + (p.y - q.y) ** 2 > (0.6 * max(p.r, q.r)) ** 2 or
+               p.light != q.light for q in out):
+            out.append(p)
+    return out, smooth
+
+
+def _same_spot(p: _Pip, q: _Pip, smooth: np.ndarray) -> bool:
+    """Whether two candidates lie in one spot (close, or pip-coloured midway)."""
+    if p.light != q.light:
+        return False
+    d2 = (p.x - q.x) ** 2 + (p.y - q.y) ** 2
+    if d2 > (2.4 * max(p.r, q.r)) ** 2:
+        return False
+    if d2 <= (1.1 * max(p.r, q.r)) ** 2:
+        return True
+    mid = float(_sample(smooth, np.array([(p.x + q.x) / 2]), np.array([(p.y + q.y) / 2]))[0])
+    return abs(mid - q.centre) < 0.5 * abs(q.centre - q.body)
+
+
+def _refine(p: _Pip, smooth: np.ndarray) -> None:
+    """Centre a candidate on its spot (the centroid of pip-coloured pixels near it)."""
+    h, w = smooth.shape
+    rad = int(math.ceil(2.2 * p.r))
+    x0, y0 = max(0, int(p.x) - rad), max(0, int(p.y) - rad)
+    x1, y1 = min(w, int(p.x) + rad + 1), min(h, int(p.y) + rad + 1)
+    win = smooth[y0:y1, x0:x1]
+    wgt = np.clip((win - p.body) / (p.centre - p.body) * 2 - 1, 0, 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    wgt *= ((xx - p.x) ** 2 + (yy - p.y) ** 2) <= rad * rad
+    tot = float(wgt.sum())
+    if tot > 0:
+        p.x, p.y = float((wgt * xx).sum() / tot), float((wgt * yy).sum() / tot)
+        p.r = max(p.r * 0.5, math.sqrt(tot / math.pi) * 1.15)
+
+
+def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
+               ) -> tuple | None:
+    """The face round a pip: (hull, body grey, (centre, side, angle)) in level pixels, or
+    None when no face-shaped region of the body's colour holds it. A region that fails is
+    marked in `visited`, and a seed inside one is not grown again."""
+    h, w = smooth.shape
+    rx = pip.x + _RING[:, 0] * RING * pip.r
+    ry = pip.y + _RING[:, 1] * RING * pip.r
+    vals = _sample(smooth, rx, ry)
+    i = int(np.argmin(np.abs(vals - pip.body)))
+    sx, sy = int(round(rx[i])), int(round(ry[i]))
+    if not (0 <= sx < w and 0 <= sy < h) or visited[sy, sx]:
+        return None
+    half = int(pip.r / 0.03) + 2
+    x0, y0 = max(0, sx - half), max(0, sy - half)
+    x1, y1 = min(w, sx + half + 1), min(h, sy + half + 1)
+    win = bgr[y0:y1, x0:x1]
+    seed = win[sy - y0, sx - x0].astype(np.float32)
+    tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
+        if tol < 4:
+            break
+        mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+        cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
+                      4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+        m = mask[1:-1, 1:-1]
+        # touching the window is a leak into the surround (at the frame's edge: a die cut
+        # by the frame, not read)
+        if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
+            continue
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not cs:
+            continue
+        c = max(cs, key=cv2.contourArea)
+        hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
+        shape = _face_shape(hull, pip.r, min(h, w))
+        if shape is None:
+            continue
+        body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
+        return hull, body, shape
+    visited[y0:y1, x0:x1] |= m > 0
+    return None
+
+
+def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, float], float,
+                                                                  float] | None:
+    """Centre, side and angle of a region that can be a die's face (compact, square, the
+    pips' size, under 0.4 of the frame's shorter side), else None."""
+    area = cv2.contourArea(hull)
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
+    if rw < 3 or rh < 3:
+        return None
+    side = math.sqrt(rw * rh)
+    if side > 0.4 * frame:
+        return None
+    if (max(rw, rh) / min(rw, rh) <= MAX_ASPECT and area / (rw * rh) >= 0.78
+            and 0.045 <= r / side <= 0.22):
+        return (cx, cy), side, ang % 90.0
+    return None
+
+
+def _fit_grid(pips: list[_Pip], n: int, angle0: float, side: float
+              ) -> tuple[tuple[float, float], float, float, float]:
+    """Centre, turn (deg), spacing and relative residual of count n's layout on the pips."""
+    pts = np.array([[p.x, p.y] for p in pips], np.float64)
+    if n == 1:
+        return (float(pts[0, 0]), float(pts[0, 1])), angle0, 0.22 * side, 0.0
+    c = pts.mean(0)
+    d = pts - c
+    lay = np.array(LAYOUTS[n], np.float64)
+    # every turn at once: the layout turned (A, n, 2), each pip to its nearest layout point
+    turns = angle0 + np.arange(-90.0, 90.0, 1.5)  # 2, 3 and 6 repeat only after half turns
+    a = np.radians(turns)
+    ca, sa = np.cos(a)[:, None], np.sin(a)[:, None]
+    q = np.stack([lay[None, :, 0] * ca - lay[None, :, 1] * sa,
+                  lay[None, :, 0] * sa + lay[None, :, 1] * ca], 2)
+    s0 = math.sqrt(np.mean(np.sum(d ** 2, 1)) / np.mean(np.sum(lay ** 2, 1)))
+    dist = np.linalg.norm(d[None, :, None, :] - s0 * q[:, None, :, :], axis=3)  # (A, n, n)
+    j = np.argmin(dist, 2)
+    distinct = np.array([len(set(row.tolist())) == n for row in j])
+    qa = np.take_along_axis(q, j[:, :, None], 1)  # (A, n, 2)
+    s = np.sum(d[None] * qa, (1, 2)) / np.maximum(np.sum(qa * qa, (1, 2)), 1e-9)
+    res = np.sqrt(np.mean(np.sum((d[None] - s[:, None, None] * qa) ** 2, 2), 1)) / np.maximum(
+        s, 1e-6)
+    res[~distinct | (s <= 0)] = np.inf
+    k = int(np.argmin(res))
+    best = (float(res[k]), float(turns[k]), float(s[k]))
+    return (float(c[0]), float(c[1])), best[1], best[2], best[0]
+
+
+def _anisotropy(pips: list[_Pip], n: int, centre: tuple[float, float], angle: float,
+                s: float) -> float:
+    """How square the pips' grid is (1 = square): the smaller over the larger singular value
+    of the linear map from count n's layout to the pips. A side face seen at a slant is
+    squeezed along one direction; a top face, parallel to the picture, is not."""
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    q = (np.array(LAYOUTS[n], np.float64) * s) @ rot.T
+    d = np.array([[p.x - centre[0], p.y - centre[1]] for p in pips])
+    j = np.argmin(np.linalg.norm(d[:, None, :] - q[None, :, :], axis=2), 1)
+    qa = q[j]
+    m, *_ = np.linalg.lstsq(qa, d, rcond=None)
+    sv = np.linalg.svd(m, compute_uv=False)
+    return float(sv[-1] / max(sv[0], 1e-9))
+
+
+def _grid_values(smooth: np.ndarray, centre: tuple[float, float], angle: float, s: float,
+                 r: float) -> np.ndarray:
+    """Mean smoothed grey in a small disc at each of the 9 grid points."""
+    a = math.radians(angle)
+    ca, sa = math.cos(a), math.sin(a)
+    rr = max(0.8, 0.45 * r)
+    offs = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.float64) * rr / 1.0
+    out = np.empty(9)
+    for k, (i, j) in enumerate(GRID):
+        gx = centre[0] + s * (i * ca - j * sa)
+        gy = centre[1] + s * (i * sa + j * ca)
+        out[k] = float(np.mean(_sample(smooth, gx + offs[:, 0], gy + offs[:, 1])))
+    return out
+
+
+def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
+    """1 where count n's layout has a pip, per GRID point (turned by quarter turns)."""
+    occ = np.zeros(9)
+    for i, j in LAYOUTS[n]:
+        for _ in range(angle_turns):
+            i, j = -j, i
+        occ[GRID.index((i, j))] = 1
+    return occ
+
+
+def _judge(face: _Face, smooth: np.ndarray
+           ) -> tuple[str | None, float, str, tuple, float, float]:
+    """(label, confidence, why, grid centre, grid angle, grid spacing) for a face.
+
+    When the face's spots are not a die's layout, one or two may be strays (a side face's
+    pip caught at the rim, a speck): the reading stands if the spots left, with one or two
+    set aside, make a layout of four to six pips that the face's nine grid points confirm,
+    the strays lie off that grid, and every such choice agrees on the count."""
+    first = _judge_spots(face, face.pips, smooth)
+    if first[0] is not None or not 2 <= len(face.pips) <= 9:
+        return first
+    alts = []
+    for k in (1, 2):
+        for drop in combinations(range(len(face.pips)), k):
+            spots = [p for i, p in enumerate(face.pips) if i not in drop]
+            if not 4 <= len(spots) <= 6:  # only a rich layout checks itself well enough
+                continue
+            alt = _judge_spots(face, spots, smooth)
+            if alt[0] is None:
+                continue
+            # a stray lies off the face's grid; a pip of the face would lie on it
+            (cx, cy), sp = alt[3], alt[5]
+            if all(math.hypot(face.pips[i].x - cx, face.pips[i].y - cy) > 1.7 * sp
+                   for i in drop):
+                alts.append(alt)
+        if alts:
+            break
+    if len({a[0] for a in alts}) != 1:
+        return first
+    return max(alts, key=lambda a: a[1])
+
+
+def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
+                 ) -> tuple[str | None, float, str, tuple, float, float]:
+    """_judge for one choice of the face's spots (and the grid's spacing)."""
+    n = len(spots)
+    if not 1 <= n <= 6:
+        return None, 0.2, f"{n} spots on the face", face.center, face.angle, 0.0
+    centre, angle, s, res = _fit_grid(spots, n, face.angle, face.side)
+    if res > 0.22:
+        return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
+    if not 0.17 * face.side <= s <= 0.42 * face.side:
+        return None, 0.3, "pip spacing does not fit the face", centre, angle, s
+    off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / face.side
+    if off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
+        return None, 0.3, "the pips are not in the middle of the face", centre, angle, s
+    if n >= 4 and _anisotropy(spots, n, centre, angle, s) < MIN_ISOTROPY:
+        return None, 0.2, "a side face seen at a slant", centre, angle, s
+    r = float(np.median([p.r for p in spots]))
+    vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
+    occ = [_occupancy(n, k) for k in range(4)]
+    # the pips' level as the same sampler sees it, on the layout's own points
+    pip_v = float(np.median(vals[occ[0] > 0])) if n != 1 else float(vals[4])
+    span = pip_v - face.body
+    if abs(span) < 0.03:
+        return None, 0.2, "pips too faint", centre, angle, s
+    ts = [(vals - face.body) / span]
+    if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
+        ts += [(_grid_values(smooth, centre, angle, f * face.side, min(r, 0.4 * s)) - face.body)
+               / span for f in (0.27, 0.32, 0.37)]
+    errs = {}
+    for m in range(1, 7):
+        errs[m] = min(max(float(np.max(np.abs(t - _occupancy(m, k)))) for t in ts)
+                      for k in range(4))
+    order = sorted(errs, key=errs.get)
+    best, second = order[0], order[1]
+    err = errs[best]
+    if best != n or err > MAX_GRID_ERR:
+        return None, 0.3, f"{n} spots found but the face reads as {best} (off by {err:.2f})", \
+            centre, angle, s
+    conf = 0.5 + 0.5 * min(1.0, (MAX_GRID_ERR - err) / MAX_GRID_ERR + 0.1 * (
+        errs[second] - err))
+    return str(n), float(min(1.0, conf)), "", centre, angle, s
+
+
+def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list[_Face], np.ndarray]:
+    """Faces found at one pyramid level."""
+    pips, smooth = _candidates(grey)
+    faces: list[_Face] = []
+    visited = np.zeros(grey.shape, bool)
+    for p in pips:
+        pt = (p.x, p.y)
+        if any(cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r for f in faces):
+            continue
+        grown = _grow_face(bgr, smooth, p, visited)
+        if grown is None:
+            continue
+        hull, body, (centre, side, ang) = grown
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, []))
+    for f in faces:
+        for p in pips:
+            if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
+                f.pips.append(p)
+    return faces, smooth
+
+
+def read_pips(image: np.ndarray) -> list[ObjectReading]:
+    """Every pip die's top face in a BGR frame: label "1".."6", or None when unsure."""
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
+    bgr = image
+    found: list[tuple[float, ObjectReading]] = []
+    for level in range(LEVELS):
+        if level:
+            bgr = cv2.pyrDown(bgr)
+        if min(bgr.shape[:2]) < MIN_SIDE:
+            break
+        smooth_bgr = cv2.GaussianBlur(bgr, (3, 3), 0.8) if level == 0 else bgr
+        grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        faces, smooth = _faces_at_level(smooth_bgr, grey, level)
+        scale = 2 ** level
+        for f in faces:
+            label, conf, why, centre, angle, _ = _judge(f, smooth)
+            c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
+            a = math.radians(angle)
+            half = f.side / 0.88 / 2 * scale
+            corners = [[c[0] + half * (u * math.cos(a) - v * math.sin(a)),
+                        c[1] + half * (u * math.sin(a) + v * math.cos(a))]
+                       for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            rd = ObjectReading("pips", label, conf, c, corners, angle, f.side / 0.88 * scale, why)
+            found.append((conf, rd))
+    # the same face at two levels: keep the surer reading
+    found.sort(key=lambda t: -t[0])
+    kept: list[ObjectReading] = []
+    for _, rd in found:
+        if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
+               > 0.4 * max(rd.size_px, o.size_px) for o in kept):
+            kept.append(rd)
+    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    return [rd for i, rd in enumerate(kept) if i not in side]
+
+
+def _side_faces(faces: list[ObjectReading], centre: tuple[float, float]) -> set[int]:
+    """Faces that are another die's side face, not a top face.
+
+    A die away from the middle of the picture shows side faces next to its top face, on the
+    side towards the middle. Touching dice stand at least a side apart, centre to centre;
+    a top face and its own side face are closer. Of two faces closer than 0.8 of the outer
+    one's side (the outer one read), the one nearer the middle is a side face. (A side face
+    showing four or more pips is also told by its squeezed grid, in `_judge`.)
+    """
+    out: set[int] = set()
+    for i, a in enumerate(faces):
+        for b in faces:
+            if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
+                continue
+            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= 0.8 * b.size_px:
+                continue
+            if math.hypot(a.center[0] - centre[0], a.center[1] - centre[1]) < math.hypot(
+                    b.center[0] - centre[0], b.center[1] - centre[1]):
+                out.add(i)
+    return out

@@ -1,0 +1,269 @@
+"""Reading dice in a frame: find each die's top face, describe it, match it, decide.
+
+A face is read from its rectified top face, in all four orientations, against templates
+learned from captures (see vision.matcher). The margin between the best label and the
+runner-up decides: below the threshold calibrated on held-out captures (the profile's
+`Thresholds`) the recognizer abstains (label None). An uncertain face gets a second, slower
+look; a die that leans on something (cocked) is flagged and not read (vision.leaning).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.descriptors import (
+    MARGIN,
+    SEARCH_SHIFTS,
+    STORE,
+    ink_colour,
+    ink_contrast,
+    query_descriptors,
+)
+from vision.dice import (
+    PATCH,
+    Blob,
+    TopFace,
+    blob_angle,
+    die_outline,
+    find_blobs,
+    fit_top_face,
+    lean,
+    rectify,
+    touching_faces,
+)
+from vision.errors import VisionError
+from vision.geometry import TableGeometry
+from vision.leaning import face_template, find_top_face, is_leaning
+from vision.model import Profile
+
+# (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
+# dim, blurred outline); one at a time
+SECOND_LOOK_POSES = ((0.0, 1.0), (-4.0, 1.0), (4.0, 1.0), (0.0, 0.94), (0.0, 1.06))
+SECOND_LOOK_SHIFTS = (-6, -4, -2, 0, 2, 4, 6)  # px, wider than SEARCH_SHIFTS
+# a face whose blob a flat die explains worse than the first look's search reach (in face
+# sides) may be placed off by more than that search: it gets the second look too
+POSE_UNSURE = max(SEARCH_SHIFTS) / PATCH
+
+
+@dataclass
+class DieReading:
+    """One object on the felt as the recognizer saw it."""
+
+    label: str | None
+    confidence: float
+    center: tuple[float, float]
+    corners: list[list[float]]
+    angle_deg: float
+    cocked: bool = False
+    on_felt: bool = True
+    kind: str = "die"  # "die" or "obstruction" (a hand, an unknown thing)
+    candidates: list[tuple[str, float]] = field(default_factory=list)
+    base: tuple[float, float] | None = None  # image point under the die's centre, on the felt
+    table_mm: tuple[float, float] | None = None  # that point in table mm (with a geometry)
+    zone: str | None = None  # the table zone it lies in (with a geometry)
+
+    def to_json(self) -> dict:
+        """The JSON object `feltbank recognize` prints for this die."""
+        return {
+            "label": self.label,
+            "confidence": round(self.confidence, 4),
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "angle": round(self.angle_deg, 1),
+            "cocked": self.cocked,
+            "on_felt": self.on_felt,
+            "kind": self.kind,
+            "candidates": [[lab, round(s, 4)] for lab, s in self.candidates],
+            "base": None if self.base is None else [round(self.base[0], 1),
+                                                    round(self.base[1], 1)],
+            "table_mm": None if self.table_mm is None else [round(self.table_mm[0], 1),
+                                                            round(self.table_mm[1], 1)],
+            "zone": self.zone,
+        }
+
+
+def decide(scores: np.ndarray, labels: list[str], min_margin: float, min_score: float
+           ) -> tuple[str | None, float, list[tuple[str, float]]]:
+    """Label (or None to abstain), confidence and the top candidates from label scores.
+
+    The margin is taken relative to what the runner-up left unexplained, (s1 - s2) / (1 - s2):
+    a blurred or washed-out face lifts every label's score and shrinks raw margins alike.
+    """
+    order = np.argsort(-scores)
+    s1 = float(scores[order[0]])
+    s2 = float(scores[order[1]]) if len(order) > 1 else -1.0
+    margin = (s1 - s2) / max(1e-6, 1.0 - s2)
+    # confidence 0.5 sits exactly at the calibrated threshold; 1.0 at twice the margin
+    conf_m = margin / (2 * min_margin)
+    conf_s = 0.5 + (s1 - min_score) / (2 * (1 - min_score))
+    conf = float(np.clip(min(conf_m, conf_s), 0.0, 1.0))
+    cands = [(labels[int(i)], float(scores[int(i)])) for i in order[:3]]
+    if margin < min_margin or s1 < min_score:
+        return None, min(conf, 0.49), cands
+    return labels[int(order[0])], max(conf, 0.5), cands
+
+
+class Recognizer:
+    """Reads every die in a frame with a calibrated profile."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.matcher = profile.matcher()
+        self.ink = profile.ink()
+
+    def find_faces(self, img: np.ndarray, ignore: Sequence[np.ndarray] = ()
+                   ) -> list[tuple[TopFace | None, Blob, bool]]:
+        """Every die's top face (None for obstructions) with its blob and a cocked flag.
+
+        Cocked: a blob a flat die explains badly (residual above the profile's cocked_residual), or a lone
+        die on the felt whose outline and top face say it leans (see lean_evidence).
+        `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
+        """
+        g = self.profile.geometry
+        blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px, ignore)
+        out: list[tuple[TopFace | None, Blob, bool]] = []
+        for blob in blobs:
+            ys, xs = np.nonzero(blob.mask)
+            cx, cy = xs.mean() + blob.origin[0], ys.mean() + blob.origin[1]
+            ratio = blob.area / g.die_area(cx, cy)
+            if ratio > 5.5:
+                out.append((None, blob, False))
+                continue
+            if ratio >= 1.25:
+                theta = blob_angle(img, blob.mask, blob.origin)
+                faces = touching_faces(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir,
+                                       theta)
+                if len(faces) >= 2:
+                    out.extend((f, blob, False) for f in faces)
+                    continue
+            theta = blob_angle(img, blob.mask, blob.origin)
+            face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta)
+            if face is not None:
+                cocked = face.residual > self.profile.thresholds.cocked_residual
+                if not cocked and not blob.touches_edge:
+                    evidence = self.lean_evidence(img, face, blob)
+                    cocked = evidence is not None and is_leaning(*evidence, self.profile.thresholds)
+                out.append((face, blob, cocked))
+        return out
+
+    @functools.cached_property
+    def face_template(self) -> np.ndarray:
+        """The profile's average top face (see face_template), built once."""
+        return face_template(self.profile.patches)
+
+    def lean_evidence(self, img: np.ndarray, face: TopFace, blob: Blob
+                      ) -> tuple[float, float, float] | None:
+        """(lopsided, stretch, match): how a lone die's outline and top face differ from flat.
+
+        The outline's extents alone cannot tell a die leaning away from the nadir: its raised
+        side face, past the top face, can look just like a flat die's side faces on the other
+        side. Where its top face lies tells: found by appearance (the profile's average top
+        face; `match` is how well), the outline around it is measured against a flat die's
+        (see dice.lean). None when the outline cannot be measured.
+        """
+        g = self.profile.geometry
+        outline = die_outline(img, blob, self.profile.felt, face.angle_deg)
+        if outline is None:
+            return None
+        top, match = find_top_face(img, face, self.face_template, g.nadir)
+        lopsided, stretch = lean(outline, top, g.side_px, g.k_side, g.nadir, face.angle_deg)
+        return lopsided, stretch, match
+
+    def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
+        """Label scores of an uncertain face under a wider, slower pose search.
+
+        The first look trusts the fitted face's angle and size and searches +/-4 px. A face
+        in glare or dim light is fitted less precisely (a washed-out or noisy outline), so
+        the few faces the first look is unsure of are re-rectified at a few turns and scales
+        (SECOND_LOOK_POSES) and searched over wider shifts; each label keeps its best score.
+        """
+        best = None
+        for turn, scale in SECOND_LOOK_POSES:
+            big = TopFace(face.center, face.angle_deg + turn, face.side * MARGIN * scale,
+                          face.residual)
+            stored = rectify(img, big, STORE)
+            s = self.matcher.scores(query_descriptors(stored, SECOND_LOOK_SHIFTS)) - \
+                self.ink.penalty(ink_colour(stored), ink_contrast(stored))
+            best = s if best is None else np.maximum(best, s)
+        assert best is not None
+        return best
+
+    def read_face(self, img: np.ndarray, face: TopFace
+                  ) -> tuple[str | None, float, list[tuple[str, float]]]:
+        """Label (None: abstain), confidence and candidates of one top face.
+
+        A face the first look abstains on gets a second look (see second_look) under the
+        same calibrated thresholds, and so does a face whose blob a flat die explains worse
+        than the first look's search reaches (residual > POSE_UNSURE face sides: a badly cut
+        pair of touching dice), however sure the first look was, and a face the first look
+        reads barely over the threshold (confidence under sure_at_first_look: in dim light
+        RICE loses the two dots that tell it from TREE). When the second look's
+        winner is not the first look's, the two looks disagree about the face's pose or
+        content, so the second look must clear disagree_factor times the margin (full
+        confidence) to overrule the first; short of that, the face is abstained on. When it
+        agrees with a barely sure first reading, that reading stands (searching more poses
+        lifts the runners-up too).
+        """
+        p, th = self.profile, self.profile.thresholds
+        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
+        stored = rectify(img, big, STORE)
+        scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
+            ink_colour(stored), ink_contrast(stored))
+        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        barely = label is not None and face.residual <= POSE_UNSURE
+        if barely and conf >= th.sure_at_first_look:
+            return label, conf, cands
+        first_reading = label, conf, cands
+        first = cands[0][0]
+        scores = np.maximum(scores, self.second_look(img, face))
+        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        if barely and cands[0][0] == first:
+            return first_reading
+        if label is not None and label != first:
+            s1, s2 = cands[0][1], cands[1][1] if len(cands) > 1 else -1.0
+            if (s1 - s2) / max(1e-6, 1.0 - s2) < th.disagree_factor * p.min_margin:
+                label, conf = None, min(conf, 0.49)
+        return label, conf, cands
+
+    def read(self, img: np.ndarray, geometry: TableGeometry | None = None
+             ) -> list[DieReading]:
+        """Read every object on the felt of a BGR frame (placed on the table if geometry)."""
+        p = self.profile
+        frame = p.geometry.frame
+        if frame is not None and (img.shape[1], img.shape[0]) != tuple(frame):
+            raise VisionError(f"frame is {img.shape[1]}x{img.shape[0]}, but the profile was "
+                              f"calibrated on {frame[0]}x{frame[1]} frames; set the camera "
+                              "to that size or recalibrate")
+        readings: list[DieReading] = []
+        for face, blob, cocked in self.find_faces(img, geometry.ignore if geometry else ()):
+            if face is None:
+                ys, xs = np.nonzero(blob.mask)
+                c = (float(xs.mean() + blob.origin[0]), float(ys.mean() + blob.origin[1]))
+                readings.append(DieReading(None, 0.0, c, [], 0.0, False, not blob.touches_edge,
+                                           "obstruction"))
+                continue
+            label, conf, cands = self.read_face(img, face)
+            if blob.outside and label is None:
+                # off the felt, a die-sized thing that shows no face we know (a player's
+                # arm on the rail, a chip): not the game's business
+                continue
+            if cocked:
+                label, conf = None, min(conf, 0.2)
+            # the top face sits one die higher than the felt: pull it back towards the nadir
+            n = p.geometry.nadir
+            f = 1.0 / (1.0 + p.geometry.k_side)
+            base = (n[0] + (face.center[0] - n[0]) * f, n[1] + (face.center[1] - n[1]) * f)
+            reading = DieReading(label, conf, face.center, face.corners.tolist(),
+                                 face.angle_deg, cocked, not blob.touches_edge, "die", cands,
+                                 base)
+            if geometry is not None:
+                mm = geometry.to_table(np.array([base]))[0]
+                reading.table_mm = (float(mm[0]), float(mm[1]))
+                reading.zone = geometry.zone_of(mm)
+                reading.on_felt = reading.on_felt and geometry.on_felt(mm)
+            readings.append(reading)
+        return readings

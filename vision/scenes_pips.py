@@ -1,0 +1,234 @@
+"""Scenes of ordinary pip dice on any surface, with ground truth: the pip reader's test bench.
+
+Widely randomized (see `vision.scenes_common`): one to ten dice of 12-25 mm, 24-170 px across,
+light dice with dark pips and dark dice with light pips (a red 1 sometimes), pips of 6-12%
+of the face at a spacing of 22-30%, rounded edges, side faces showing away from the camera's
+axis, touching dice, on felt, wood, cloth or paper. `held_out=True` draws die colours and
+surfaces (stone, a checked cloth) that development never used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.scenes_common import (
+    DEV_SURFACES,
+    FRAME_SIZES,
+    HELD_OUT_SURFACES,
+    cast_shadow,
+    cube_faces,
+    finish,
+    paste_quad,
+    sample_light,
+    sample_view,
+    surface,
+)
+
+TEX = 96  # face texture side (px)
+#: pip positions on a 3x3 grid (column, row in -1..1) for each face
+PIP_LAYOUT: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+# (body, pips) BGR 0..1
+DEV_COLOURS = (
+    ((0.95, 0.95, 0.95), (0.08, 0.08, 0.08)),  # white, black pips
+    ((0.82, 0.9, 0.93), (0.1, 0.1, 0.1)),  # ivory
+    ((0.15, 0.15, 0.75), (0.95, 0.95, 0.95)),  # red, white pips
+    ((0.08, 0.08, 0.08), (0.92, 0.92, 0.92)),  # black, white pips
+    ((0.6, 0.25, 0.1), (0.95, 0.95, 0.95)),  # blue, white pips
+    ((0.2, 0.55, 0.15), (0.95, 0.95, 0.95)),  # green, white pips
+    ((0.2, 0.8, 0.9), (0.05, 0.05, 0.05)),  # yellow, black pips
+)
+HELD_OUT_COLOURS = (
+    ((0.6, 0.6, 0.6), (0.05, 0.05, 0.05)),  # grey, black pips
+    ((0.75, 0.7, 0.95), (0.1, 0.1, 0.1)),  # pink, black pips
+    ((0.45, 0.1, 0.4), (0.3, 0.75, 0.9)),  # purple, gold pips
+    ((0.95, 0.95, 0.95), (0.55, 0.2, 0.05)),  # white, blue pips
+    ((0.2, 0.35, 0.55), (0.92, 0.92, 0.9)),  # brown, white pips
+    ((0.05, 0.3, 0.05), (0.1, 0.85, 0.95)),  # dark green, yellow pips
+)
+RED_ONE = (0.1, 0.1, 0.75)
+
+
+@dataclass(frozen=True)
+class PipStyle:
+    """How one die is made: colours, pip size and spacing (fractions of a side), rounding."""
+
+    body: tuple[float, float, float]
+    pips: tuple[float, float, float]
+    one: tuple[float, float, float]
+    pip_r: float
+    one_r: float
+    spacing: float
+    rounding: float
+
+
+@dataclass(frozen=True)
+class PipTruth:
+    """One die in a scene: its top face and where that face's centre is in the image."""
+
+    label: str
+    center: tuple[float, float]
+    side_px: float
+    touching: bool
+    in_frame: bool = True  # the top face wholly in the picture (else not scored)
+
+
+@dataclass
+class PipScene:
+    """A generated frame and what is on it."""
+
+    image: np.ndarray
+    dice: list[PipTruth]
+    hard: bool
+    surface: str
+
+
+def sample_style(rng: np.random.Generator, held_out: bool) -> PipStyle:
+    """One die's make."""
+    colours = HELD_OUT_COLOURS if held_out else DEV_COLOURS
+    body, pips = colours[int(rng.integers(len(colours)))]
+    jitter = rng.uniform(0.92, 1.05, 3)
+    body = tuple(float(c) for c in np.clip(np.array(body) * jitter, 0, 1))
+    pip_r = float(rng.uniform(0.065, 0.11))
+    one = RED_ONE if (rng.random() < 0.25 and np.mean(body) > 0.5) else pips
+    one_r = pip_r * (rng.uniform(1.2, 1.9) if rng.random() < 0.4 else 1.0)
+    return PipStyle(body, tuple(pips), tuple(one), pip_r, float(one_r),
+                    float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)))
+
+
+def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
+    """The face showing n pips (BGR float 0..1) and its alpha (rounded corners)."""
+    ss = 4
+    big = TEX * ss
+    tex = np.empty((big, big, 3), np.float32)
+    tex[:] = style.body
+    colour = style.one if n == 1 else style.pips
+    rad = (style.one_r if n == 1 else style.pip_r) * big
+    for cx, cy in PIP_LAYOUT[n]:
+        x = big / 2 + cx * style.spacing * big
+        y = big / 2 + cy * style.spacing * big
+        rim = tuple(float(c) * 0.7 for c in colour)
+        cv2.circle(tex, (int(x), int(y)), int(rad), rim, -1, cv2.LINE_AA)
+        cv2.circle(tex, (int(x), int(y)), int(rad * 0.82), colour, -1, cv2.LINE_AA)
+    tex = cv2.resize(tex, (TEX, TEX), interpolation=cv2.INTER_AREA)
+    # rounded edges catch less light; rounded corners show what is behind
+    r = np.minimum(np.arange(TEX), np.arange(TEX)[::-1]).astype(np.float32) / TEX
+    edge = np.minimum(r[:, None], r[None, :])
+    tex *= (0.6 + 0.4 * np.clip(edge / max(style.rounding, 1e-3), 0, 1))[:, :, None]
+    alpha = np.zeros((big, big), np.float32)
+    rc = int(style.rounding * big)
+    cv2.rectangle(alpha, (rc, 0), (big - rc, big), 1.0, -1)
+    cv2.rectangle(alpha, (0, rc), (big, big - rc), 1.0, -1)
+    for cx, cy in ((rc, rc), (big - rc, rc), (rc, big - rc), (big - rc, big - rc)):
+        cv2.circle(alpha, (cx, cy), rc, 1.0, -1, cv2.LINE_AA)
+    alpha = cv2.resize(alpha, (TEX, TEX), interpolation=cv2.INTER_AREA)
+    return tex, alpha
+
+
+def side_faces(rng: np.random.Generator, top: int) -> dict[str, int]:
+    """The numbers on the four side faces of a standard die (opposite faces sum to 7)."""
+    rest = [k for k in (1, 2, 3, 4, 5, 6) if k not in (top, 7 - top)]
+    a = int(rng.choice(rest))
+    b = int(rng.choice([k for k in rest if k not in (a, 7 - a)]))
+    return {"px": a, "nx": 7 - a, "py": b, "ny": 7 - b}
+
+
+def _place(rng: np.random.Generator, n: int, side_mm: float, area: tuple[float, float, float, float],
+           touching_share: float) -> list[tuple[float, float, float, bool]]:
+    """(x, y, yaw, touching) of n dice inside the ground rectangle, none overlapping."""
+    x0, y0, x1, y1 = area
+    out: list[tuple[float, float, float, bool]] = []
+    clear = side_mm * 0.75
+    tries = 0
+    while len(out) < n and tries < 2000:
+        tries += 1
+        if out and rng.random() < touching_share:
+            bx, by, byaw, _ = out[int(rng.integers(len(out)))]
+            k = int(rng.integers(4))
+            ang = math.radians(byaw + 90 * k)
+            gap = side_mm * rng.uniform(1.0, 1.04)
+            slide = side_mm * rng.uniform(-0.3, 0.3)
+            x = bx + gap * math.cos(ang) - slide * math.sin(ang)
+            y = by + gap * math.sin(ang) + slide * math.cos(ang)
+            yaw = byaw + rng.uniform(-4, 4)
+            touching = True
+            min_d = side_mm * 0.98
+        else:
+            x, y = rng.uniform(x0, x1), rng.uniform(y0, y1)
+            yaw = rng.uniform(0, 90)
+            touching = False
+            min_d = 2 * clear + side_mm * 0.2
+            bx = by = math.inf
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            continue
+        # a touching die keeps clear of every die but the one it touches
+        if all(math.hypot(x - ox, y - oy) >= (min_d if touching and abs(ox - bx) + abs(oy - by) < 1e-9
+                                             else 2 * clear + side_mm * 0.2)
+               for ox, oy, _, _ in out):
+            out.append((x, y, yaw, touching))
+    return out
+
+
+def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
+                   n_dice: int | None = None) -> PipScene:
+    """One frame of pip dice; deterministic from the seed."""
+    rng = np.random.default_rng(seed)
+    hard = bool(rng.random() < 0.3) if hard is None else hard
+    w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
+    side_mm = float(rng.uniform(12, 25))
+    n = int(n_dice or (rng.integers(1, 11)))
+    # small dice in big frames to large dice in small ones, but ten of them must fit
+    most = min(170.0, math.sqrt(w * h / (n * 9.0)))
+    px = (min(24.0, most * 0.8), most)
+    view = sample_view(rng, (w, h), side_mm, px)
+    kinds = HELD_OUT_SURFACES if held_out else DEV_SURFACES
+    kind = kinds[int(rng.integers(len(kinds)))]
+    die_px = view.f_px * side_mm / view.height_mm
+    img = surface(rng, kind, (h, w), die_px)
+    light = sample_light(rng, hard)
+    gx0, gy0 = view.ground(0, 0)
+    gx1, gy1 = view.ground(w, h)
+    m = side_mm * 1.2
+    area = (gx0 + m, gy0 + m, gx1 - m, gy1 - m)
+    places = _place(rng, n, side_mm, area, 0.45 if hard else 0.15)
+    lamp_d = np.array([light["lamp_dir"][0], light["lamp_dir"][1], light["lamp_height"]])
+    lamp_d /= np.linalg.norm(lamp_d)
+    lamp = lamp_d * view.height_mm * 2
+    truths = []
+    for x, y, yaw, _touching in places:
+        cast_shadow(img, view, np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)]),
+                    lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
+    for x, y, yaw, touching in places:
+        style = sample_style(rng, held_out)
+        top = int(rng.integers(1, 7))
+        sides = side_faces(rng, top)
+        faces = cube_faces(side_mm, x, y, yaw)
+        cam = np.array([0.0, 0.0, view.height_mm])
+        order = sorted(faces, key=lambda f: f[0] == "top")
+        for name, pts, normal in order:
+            centre = pts.mean(0)
+            if np.dot(cam - centre, normal) <= 0:
+                continue
+            n_pips = top if name == "top" else sides[name]
+            tex, alpha = face_texture(n_pips, style)
+            turn = int(rng.integers(4))
+            tex, alpha = np.rot90(tex, turn).copy(), np.rot90(alpha, turn).copy()
+            shade = light["ambient"] + (1 - light["ambient"]) * max(0.0, float(normal @ lamp_d))
+            paste_quad(img, tex, view.project(pts), alpha, shade)
+        top_pts = faces[0][1]
+        c = view.project(top_pts.mean(0, keepdims=True))[0]
+        corners = view.project(top_pts)
+        inside = bool(np.all((corners >= 0) & (corners < [w, h])))
+        truths.append(PipTruth(str(top), (float(c[0]), float(c[1])), float(die_px), touching,
+                               inside))
+    return PipScene(finish(img, rng, light), truths, hard, kind)

@@ -1,0 +1,398 @@
+"""Calibration: learn a table's profile from labelled captures, check it on held-out ones.
+
+Each capture shows one die. The felt's colour and the camera's geometry come from all of
+them; each capture's top face is rectified and stored; templates and thresholds are learned
+and checked by reading every capture with templates from the other folds. A profile that
+cannot tell the faces apart is refused, naming the confused faces.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast, query_descriptors
+from vision.dice import (
+    PATCH,
+    Blob,
+    FeltModel,
+    TopFace,
+    blob_angle,
+    extents,
+    find_blobs,
+    fit_top_face,
+    learn_felt,
+    rectify,
+)
+from vision.errors import BadCaptureFolder, CalibrationRefused
+from vision.geometry import detect_markers, marker_papers
+from vision.matcher import build_templates, learn_ink, make_matcher
+from vision.model import Geometry, Profile, Thresholds
+
+Progress = Callable[[float, str], None]
+MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
+DIE_ASPECT, DIE_FILL = 0.55, 0.6  # see die_like
+STATIC_PX, STATIC_SHARE = 40.0, 0.1  # see static_blobs
+DIE_AREA = (0.6, 1.8)  # a die's blob area as a share of the captures' typical one
+DIE_FILL_SURE = 0.8  # two blobs filling their boxes this well: two dice
+FLAW_BLUR, FLAW_DARK, FLAW_GLARE = 0.6, 0.5, 0.1  # see capture_flaws
+
+
+@dataclass
+class CalibrationReport:
+    """What calibration measured on held-out captures."""
+
+    per_label: dict[str, float]
+    accuracy: float
+    abstained: float
+    confused: list[tuple[str, str, int]]
+    closest: list[tuple[str, str, float]]
+    seconds: float
+    flawed: list[tuple[str, list[str]]] = field(default_factory=list)  # (capture, why)
+
+    def to_json(self) -> dict:
+        """JSON-able form for the manifest and the CLI."""
+        return {
+            "per_label": self.per_label, "accuracy": self.accuracy,
+            "abstained": self.abstained,
+            "confused": [list(c) for c in self.confused],
+            "closest": [[a, b, round(s, 4)] for a, b, s in self.closest],
+            "seconds": round(self.seconds, 3),
+            "flawed_captures": [[n, list(r)] for n, r in self.flawed],
+        }
+
+
+def _centre(b: Blob) -> np.ndarray:
+    ys, xs = np.nonzero(b.mask)
+    return np.array([xs.mean() + b.origin[0], ys.mean() + b.origin[1]])
+
+
+def static_blobs(per_capture: list[list[Blob]]) -> list[list[bool]]:
+    """Which blobs of each capture lie where a blob lies in at least STATIC_SHARE of the
+    other captures (within STATIC_PX px): part of the table, since the die moves between
+    captures (two captures' dice that close are rare: a die's place is one of thousands)."""
+    cents = [[_centre(b) for b in blobs] for blobs in per_capture]
+    others = max(1, len(per_capture) - 1)
+    out = []
+    for i, blobs in enumerate(cents):
+        flags = []
+        for c in blobs:
+            hits = sum(1 for j, bl in enumerate(cents)
+                       if j != i and any(np.hypot(*(c - c2)) < STATIC_PX for c2 in bl))
+            flags.append(hits >= STATIC_SHARE * others)
+        out.append(flags)
+    return out
+
+
+def _box(blob: Blob) -> tuple[float, float]:
+    """Sides of a blob's smallest enclosing rectangle (any angle)."""
+    ys, xs = np.nonzero(blob.mask)
+    (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return float(w), float(h)
+
+
+def _fill(blob: Blob) -> float:
+    """How much of its smallest enclosing rectangle a blob fills."""
+    w, h = _box(blob)
+    return blob.area / max(1.0, w * h)
+
+
+def in_frame(blob: Blob, w: int, h: int) -> bool:
+    """Whether a blob lies wholly inside a w x h frame (a capture's die is wholly in view)."""
+    m, (x0, y0) = blob.mask, blob.origin
+    return not ((x0 == 0 and m[:, 0].any()) or (y0 == 0 and m[0].any())
+                or (x0 + m.shape[1] >= w and m[:, -1].any())
+                or (y0 + m.shape[0] >= h and m[-1].any()))
+
+
+def die_like(blob: Blob) -> bool:
+    """Whether a blob is shaped like one die: a filled, squarish box (not a sliver of the
+    felt's edge, a strip of the rail or a row of things)."""
+    w, h = _box(blob)
+    if min(w, h) < 1:
+        return False
+    return min(w, h) / max(w, h) >= DIE_ASPECT and blob.area / (w * h) >= DIE_FILL
+
+
+def capture_flaws(patches: np.ndarray) -> list[list[str]]:
+    """Why each capture may read badly, judged against the other captures of the table.
+
+    "blurred": its face's fine detail (Laplacian energy relative to its contrast) is below
+    FLAW_BLUR of the captures' median; "too dark": its face's brightness is below FLAW_DARK
+    of the median (or under 40 grey levels); "glare": more than FLAW_GLARE of its face is
+    white light clipped in all three colours, more than the captures' median share.
+    """
+    o = (STORE - PATCH) // 2
+    sharp, bright, clipped = [], [], []
+    for p in patches:
+        g = cv2.cvtColor(p[o:o + PATCH, o:o + PATCH], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lap = cv2.Laplacian(cv2.GaussianBlur(g, (0, 0), 0.7), cv2.CV_32F)
+        sharp.append(float(lap.std()) / max(2.0, float(g.std())))
+        bright.append(float(np.percentile(g, 80)))
+        clipped.append(float((p[o:o + PATCH, o:o + PATCH].min(2) >= 245).mean()))
+    ms, mb, mc = float(np.median(sharp)), float(np.median(bright)), float(np.median(clipped))
+    out = []
+    for s, b, c in zip(sharp, bright, clipped, strict=True):
+        why = []
+        if s < FLAW_BLUR * ms:
+            why.append("blurred")
+        if b < FLAW_DARK * mb or b < 40:
+            why.append("too dark")
+        if c > mc + FLAW_GLARE:
+            why.append("glare")
+        out.append(why)
+    return out
+
+
+def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float]
+                      ) -> Geometry:
+    """Face side, side-face factor and nadir that best explain single-die blob extents.
+
+    A flat die's blob spans side + k * (distance from the nadir) along each face axis; the
+    nadir (the image point straight below the camera) is searched on a grid.
+    """
+    ext, pos, axes = [], [], []
+    for img, b in blobs:
+        ys, xs = np.nonzero(b.mask)
+        theta = blob_angle(img, b.mask, b.origin)
+        th = math.radians(theta)
+        px, py = xs + b.origin[0], ys + b.origin[1]
+        u0, u1, v0, v1 = extents(px, py, theta)
+        for ax, e in (((math.cos(th), math.sin(th)), u1 - u0),
+                      ((-math.sin(th), math.cos(th)), v1 - v0)):
+            ext.append(e)
+            pos.append((px.mean(), py.mean()))
+            axes.append(ax)
+    e, P, A = np.asarray(ext), np.asarray(pos), np.asarray(axes)
+
+    def solve(n: tuple[float, float]) -> tuple[float, float, float]:
+        r = np.abs(((P - n) * A).sum(1))
+        M = np.column_stack([np.ones_like(r), r])
+        sol, *_ = np.linalg.lstsq(M, e, rcond=None)
+        res = float(np.abs(M @ sol - e).mean())
+        return res, float(sol[0]), float(max(0.0, sol[1]))
+
+    best = (solve(centre), centre)
+    for step in (60.0, 20.0, 6.0):
+        c0 = best[1]
+        for dy in (-3, -2, -1, 0, 1, 2, 3):
+            for dx in (-3, -2, -1, 0, 1, 2, 3):
+                n = (c0[0] + dx * step, c0[1] + dy * step)
+                if math.hypot(n[0] - centre[0], n[1] - centre[1]) > 400:
+                    continue
+                cand = solve(n)
+                if cand[0] < best[0][0] - 1e-9:
+                    best = (cand, n)
+    (_, side, k), nadir = best
+    return Geometry(side, k, (float(nadir[0]), float(nadir[1])))
+
+
+def calibrate(
+    captures: dict[str, list[tuple[str, np.ndarray]]],
+    die_set: str,
+    empty: Iterable[tuple[str, np.ndarray]] = (),
+    folds: int = 3,
+    progress: Progress | None = None,
+) -> tuple[Profile, CalibrationReport]:
+    """Learn a profile from labelled captures (one die each); refuse if faces are confused.
+
+    progress(fraction, message), when given, is called as the work goes (fraction 0..1).
+    """
+    t0 = time.perf_counter()
+    step = progress or (lambda fraction, message: None)
+    step(0.0, "learning the felt's colour")
+    labels = list(captures)
+    few = [lab for lab, items in captures.items() if len(items) < 2]
+    if len(labels) < 2 or few:
+        raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
+                               "least two labels and two captures of each (six recommended)")
+    all_imgs = [img for items in captures.values() for _, img in items]
+    empty = list(empty)
+    felt = learn_felt([img for _, img in empty] + all_imgs[:: max(1, len(all_imgs) // 24)])
+    h, w = all_imgs[0].shape[:2]
+    nadir = (w / 2, h / 2)
+    # first pass: the die-shaped blobs of each capture, found with a generous size guess
+    found: list[tuple[str, str, np.ndarray, list[Blob]]] = []
+    n_caps = len(all_imgs)
+    for label, items in captures.items():
+        for name, img in items:
+            step(0.05 + 0.35 * len(found) / n_caps, f"finding the die in {name}")
+            if img.shape[:2] != (h, w):
+                raise BadCaptureFolder(f"{name}: frame is {img.shape[1]}x{img.shape[0]}, the "
+                                       f"other captures are {w}x{h}; use one camera mode")
+            blobs, _, _ = find_blobs(img, felt, 24.0)
+            blobs = [b for b in blobs if b.area > 300 and die_like(b) and in_frame(b, w, h)]
+            if len(blobs) > 1:  # the table's corner markers may be in the frame
+                blobs, _, _ = find_blobs(img, felt, 24.0, marker_papers(detect_markers(img)))
+                blobs = [b for b in blobs
+                         if b.area > 300 and die_like(b) and in_frame(b, w, h)]
+            found.append((label, name, img, blobs))
+    # what lies in the same place in many captures belongs to the table (a seam or a stain
+    # on the felt, its darker rim), not to the die, which moves between captures
+    table = static_blobs([blobs for _, _, _, blobs in found])
+    found = [(label, name, img, [b for b, f in zip(blobs, fixed, strict=True) if not f])
+             for (label, name, img, blobs), fixed in zip(found, table, strict=True)]
+    # a die's blob is about as big in every capture: where a capture shows more than one
+    # thing (the felt's rim in a lamp's gradient, a glare spot), the die is the one of a
+    # die's size and shape, and two of them are two dice
+    sure = [blobs[0].area for _, _, _, blobs in found if len(blobs) == 1]
+    typical = float(np.median(sure)) if sure else None
+    singles: list[tuple[str, str, np.ndarray, Blob]] = []
+    missing: list[tuple[str, str, str]] = []  # (label, capture, why) not learned from
+    for label, name, img, blobs in found:
+        if len(blobs) > 1 and typical is not None:
+            blobs = [b for b in blobs if DIE_AREA[0] * typical <= b.area <= DIE_AREA[1] * typical]
+            if len(blobs) > 1:
+                squarest = sorted(blobs, key=_fill, reverse=True)
+                if _fill(squarest[1]) < DIE_FILL_SURE:
+                    blobs = squarest[:1]
+        if len(blobs) > 1:
+            big = sorted(b.area for b in blobs)
+            if big[-2] > 0.4 * big[-1]:
+                missing.append((label, name, f"{len(blobs)} objects found on the felt"))
+                continue
+            blobs = [max(blobs, key=lambda b: b.area)]
+        if not blobs:  # left out, and named in the report; too few left is an error below
+            missing.append((label, name, "die not found"))
+            continue
+        singles.append((label, name, img, blobs[0]))
+    left = {lab: sum(1 for s_lab, _, _, _ in singles if s_lab == lab) for lab in labels}
+    short = [lab for lab, n in left.items() if n < 2]
+    if short:
+        named = "; ".join(f"{n}: {why}" for lab, n, why in missing if lab in short)
+        raise BadCaptureFolder(f"{named}; each capture must show exactly one die (too few "
+                               f"captures of {', '.join(short)} left to learn from)")
+    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir)
+    geometry.frame = (w, h)
+    side, k_side, nadir = geometry.side_px, geometry.k_side, geometry.nadir
+    for label, name, _, b in singles:
+        ys, xs = np.nonzero(b.mask)
+        ratio = b.area / geometry.die_area(xs.mean() + b.origin[0], ys.mean() + b.origin[1])
+        if ratio > 1.7:
+            raise BadCaptureFolder(f"{name}: the object is {ratio:.1f} times a die's size; each "
+                                   f"capture must show exactly one die, flat ({label})")
+    patches, plabels = [], []
+    for label, name, img, b in singles:
+        theta = blob_angle(img, b.mask, b.origin)
+        face = fit_top_face(b.mask, b.origin, side, k_side, nadir, theta)
+        if face is None:
+            raise BadCaptureFolder(f"{name}: could not find the die's top face")
+        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
+        patches.append(rectify(img, big, STORE))
+        plabels.append(labels.index(label))
+    patches_a = np.asarray(patches, np.uint8)
+    plabels_a = np.asarray(plabels, np.int32)
+    names = [name for _, name, _, _ in singles]
+    profile, report = learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a,
+                                      folds, t0, lambda f, m: step(0.45 + 0.55 * f, m), names,
+                                      [(n, [why]) for _, n, why in missing])
+    return profile, report
+
+
+def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
+                    patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
+                    t0: float | None = None, progress: Progress | None = None,
+                    names: list[str] | None = None,
+                    left_out: list[tuple[str, list[str]]] | None = None
+                    ) -> tuple[Profile, CalibrationReport]:
+    """Templates, thresholds and the held-out report from rectified capture patches.
+
+    names: the captures' file names, for the report's flawed captures; left_out: captures
+    not learned from, with why (reported first).
+    """
+    names = names or [f"capture {i + 1}" for i in range(len(patches_a))]
+    step = progress or (lambda fraction, message: None)
+    step(0.0, "learning the faces")
+    t0 = time.perf_counter() if t0 is None else t0
+    plabels = [int(x) for x in plabels_a]
+    # held-out: each capture read by templates from the other folds
+    idx_in_label: list[int] = []
+    counters: dict[int, int] = {}
+    for lab in plabels:
+        idx_in_label.append(counters.get(lab, 0))
+        counters[lab] = counters.get(lab, 0) + 1
+    fold_of = np.asarray(idx_in_label) % folds
+    all_t, all_l, all_src, all_aug = build_templates(patches_a, plabels_a)
+    tfold = fold_of[all_src]
+    ink_cols = np.array([ink_colour(p) for p in patches_a])
+    ink_con = np.array([ink_contrast(p) for p in patches_a])
+    results = []  # (truth, best, s1, margin)
+    fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels),
+                                     all_aug[tfold != f])
+                     for f in np.unique(fold_of)}
+    for i in range(len(patches_a)):
+        step(0.3 + 0.65 * i / len(patches_a), "checking the faces on held-out captures")
+        sel = tfold != fold_of[i]
+        d4 = query_descriptors(patches_a[i])
+        rest = fold_of != fold_of[i]
+        ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
+        sc = fold_matchers[fold_of[i]].scores(d4) - ink.penalty(ink_cols[i], ink_con[i])
+        sc = np.where(np.isin(np.arange(len(labels)), all_l[sel]), sc, -1.0)
+        o = np.argsort(-sc)
+        results.append((int(plabels_a[i]), int(o[0]), float(sc[o[0]]),
+                        float((sc[o[0]] - sc[o[1]]) / max(1e-6, 1 - sc[o[1]]))))
+    wrong_margins = [m for t, b, _, m in results if t != b]
+    base = Thresholds()
+    min_margin = max(base.min_margin, (max(wrong_margins) + 0.05) if wrong_margins else 0.0)
+    right_scores = [s for t, b, s, _ in results if t == b]
+    min_score = min(base.min_score, float(np.percentile(right_scores, 1)) - 0.05) \
+        if right_scores else base.min_score
+    per_label = {}
+    confused: dict[tuple[str, str], int] = {}
+    abstained = 0
+    for li, lab in enumerate(labels):
+        rows = [r for r in results if r[0] == li]
+        ok = sum(1 for t, b, s, m in rows if t == b and m >= min_margin and s >= min_score)
+        per_label[lab] = ok / len(rows) if rows else 0.0
+        for t, b, s, m in rows:
+            if t != b:
+                key = (labels[t], labels[b])
+                confused[key] = confused.get(key, 0) + 1
+            elif m < min_margin or s < min_score:
+                abstained += 1
+    accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
+    # which pairs of faces are closest: mean best cross-similarity of their captures
+    means = []
+    plain_t, plain_l, _, _ = build_templates(patches_a, plabels_a, copies=0)
+    for li in range(len(labels)):
+        means.append(plain_t[plain_l == li])
+    closest = []
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            sim = float((means[a] @ means[b].T).max())
+            closest.append((labels[a], labels[b], sim))
+    closest.sort(key=lambda x: -x[2])
+    flaws = capture_flaws(patches_a)
+    misread_caps = {i for i, (t, b, _, _) in enumerate(results) if t != b}
+    flawed = list(left_out or []) + [
+        (names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
+        for i in range(len(names)) if flaws[i] or i in misread_caps]
+    report = CalibrationReport(per_label, accuracy, abstained / len(results),
+                               sorted(((a, b, n) for (a, b), n in confused.items()),
+                                      key=lambda x: -x[2]), closest[:5],
+                               time.perf_counter() - t0, flawed)
+    thresholds = Thresholds(min_margin=min_margin, min_score=min_score)
+    profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
+                      report.to_json())
+    profile._matcher = make_matcher(all_t, all_l, len(labels), all_aug)
+    misread = {lab: sum(1 for t, b, _, _ in results if t == li and b != li) / counters[li]
+               for li, lab in enumerate(labels)}
+    wrong_rate = sum(1 for t, b, _, _ in results if t != b) / len(results)
+    bad = [lab for lab, share in misread.items() if share >= 0.5]
+    if wrong_rate > 0.1 or bad or closest[0][2] > 0.985 or min_margin > MAX_MARGIN:
+        pairs = ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in report.confused[:5]) or \
+            f"{closest[0][0]}/{closest[0][1]} (similarity {closest[0][2]:.3f})"
+        named = "; ".join(f"{n} ({', '.join(r)})" for n, r in flawed[:12]) or "none"
+        raise CalibrationRefused(
+            f"calibration cannot tell the faces apart: {wrong_rate:.0%} of held-out captures "
+            f"misread; labels misread half the time: {', '.join(bad) or 'none'}; confused: "
+            f"{pairs}. Captures to look at: {named}. Retake those captures (die still and in "
+            "focus, lamp on, no glare on the sticker), or make the confused labels' art more "
+            "different; no profile written")
+    step(1.0, "profile learned")
+    return profile, report
