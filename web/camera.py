@@ -94,7 +94,5 @@ class LoopCamera:
     def status(self) -> dict:
         status = self.loop.status.to_json()
         ok = status.get("camera") == "ok"
-        age = status.get("last_frame_age_s")
-        message = status.get("reason") or (f"{status.get('table')}; frame {age:.1f} s old"
-                                           if age is not None else status.get("camera", ""))
-        return {**status, "ok": ok, "message": message}  # camera_status words it for people
+        # camera_status() words it for people, from the reason, the table and the frame's age.
+        return {**status, "ok": ok, "message": status.get("camera", "")}

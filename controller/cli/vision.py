@@ -249,31 +249,40 @@ def cmd_recognize(args: argparse.Namespace) -> int:
     return status
 
 
-def cmd_bench_vision(args: argparse.Namespace) -> int:
-    """Run the vision benchmark on one core (a child process) and print its figures."""
+def run_bench(cmd: list[str]) -> dict | int:
+    """Run a benchmark child (`python -m ...`) on one core; the figures it prints last as
+    JSON, or the exit status after saying why it failed."""
     import os
     import subprocess
+
+    # one core for real: numpy's BLAS threads off, and the child pins itself to one CPU
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return _fail(f"vision benchmark failed: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cmd_bench_vision(args: argparse.Namespace) -> int:
+    """Run the vision benchmark on one core (a child process) and print its figures."""
 
     if args.kind != "dice":
         return cmd_bench_kind(args)
     n = args.dice or (60 if args.quick else 1000)
     tables = args.tables or (1 if args.quick else (4 if args.classic else 10))
     per_label = 4 if args.quick else 6
-    # one core for real: numpy's BLAS threads off, and the child pins itself to one CPU
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1")
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "vision.bench", "--dice", str(n), "--tables", str(tables),
            "--per-label", str(per_label), "--seed", str(args.seed), "--split", args.split]
     if args.classic:
         cmd.append("--classic")
     if args.unseen_art:
         cmd.append("--unseen-art")
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        return _fail(f"vision benchmark failed: {proc.stderr.strip()[-2000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = run_bench(cmd)
+    if isinstance(out, int):
+        return out
     if args.json:
         print(json.dumps(out))
         return 0

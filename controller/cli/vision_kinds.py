@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 from vision.errors import VisionError
 
@@ -58,16 +55,14 @@ def cmd_recognize_kind(args: argparse.Namespace) -> int:
 def cmd_bench_kind(args: argparse.Namespace) -> int:
     """Run vision.bench_kinds on one core (a child process) and print its figures."""
     n = args.dice or (60 if args.quick else 1000)
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    from controller.cli.vision import run_bench
+
     split = getattr(args, "split", "both") or "both"
     cmd = [sys.executable, "-m", "vision.bench_kinds", "--kind", args.kind, "--dice", str(n),
            "--seed", str(args.seed), "--split", split]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        return _fail(f"vision benchmark failed: {proc.stderr.strip()[-2000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = run_bench(cmd)
+    if isinstance(out, int):
+        return out
     if args.json:
         print(json.dumps(out))
         return 0
