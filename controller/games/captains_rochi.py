@@ -12,7 +12,8 @@ to seven. The deck reshuffles when it is empty, when a player passes, and when a
 entirely exposed on the table. `stop` ends the game by agreement and divides the pots;
 `drop-out` ends it with the pots left on the table.
 
-A cut is this mode's round (`rounds` counts them). Rulings: docs/rules/captains-rochi.md.
+A cut is this mode's round (`rounds` counts them); the end of the game ends one more, with the
+result "game-stopped" or "game-dropped-out". Rulings: docs/rules/captains-rochi.md.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ SEEDS = 8
 ANTE = 1
 #: Odd penalty coins wait here until the loser names the pot they go to.
 ODD_POT = pot_account("rochi-odd")
-#: How a game ends (its `game-over` event's `result`).
+#: How a game ends: the `result` of its last `round-ended` (by agreement, or a drop-out).
 STOPPED, DROPPED_OUT = "game-stopped", "game-dropped-out"
 
 
@@ -365,9 +366,9 @@ class CaptainsRochi(Engine):
         legs = [(a, -c) for a, c in in_pots.items()]
         legs += [(player_account(p), c) for p, c in gets.items() if c]
         entries = (Entry("pot", tuple(legs), "pots divided"),) if total else ()
-        event = Event("game-over", {"result": STOPPED, "total": total, "shares": gets,
-                                     "odd_to": odd_to if odd else None}, entries)
-        return self.post(state, [event]).replace(game=None), [event]
+        return self._game_over(state, game, STOPPED, {
+            "players": list(game.players), "total": total, "shares": gets,
+            "odd_to": odd_to if odd else None}, entries)
 
     @command("drop-out", player=str)
     def drop_out(self, state: CaptainsState, cmd: Command) -> Handled:
@@ -375,9 +376,23 @@ class CaptainsRochi(Engine):
         game = self._game(state)
         player = cmd.args["player"]
         if player not in game.players:
-            raise IllegalCommand(f"{player} is not playing this game")
-        return state.replace(game=None), [Event("game-over", {"result": DROPPED_OUT,
-                                                               "player": player})]
+            raise IllegalCommand("%(player)s is not playing this game", player=player)
+        if game.odd:
+            owing = game.odd[0][0]
+            raise IllegalCommand("%(player)s's odd penalty coin waits for a pot: 'odd-coin' "
+                                 "places it before the game ends", player=owing)
+        return self._game_over(state, game, DROPPED_OUT, {
+            "players": list(game.players), "player": player,
+            "pots": sum(pots(state.ledger).values())}, ())
+
+    def _game_over(self, state: CaptainsState, game: Game, result: str, details: dict,
+                   entries: tuple[Entry, ...]) -> Handled:
+        """The game ends (by agreement or a drop-out): one `round-ended` with `result`."""
+        ended = RoundEnded(result, game.turn, details).event()
+        event = Event(ended.kind, ended.data, entries)
+        state = self.post(state, [event])
+        return state.replace(game=None, rounds=state.rounds + 1,
+                             last_result={"result": result, **details}), [event]
 
     # -- the cut, drawing and reshuffling ---------------------------------------------------------
 
@@ -430,7 +445,8 @@ class CaptainsRochi(Engine):
         game, drawn = self._draw(game)
         events += drawn
         return state.replace(game=game, rounds=state.rounds + 1,
-                             last_result=settlement(event.data, ())), events
+                             last_result=settlement({"result": CUT, **event.data["details"]},
+                                                    ())), events
 
     @staticmethod
     def _discard_suit(game: Game, suit: str) -> Game:

@@ -170,10 +170,48 @@ def test_stopping_by_agreement_divides_the_pots():
                    C("play", player="Bob", card="VALOR-5-NIGHT-01"),
                    deal("VALOR-5-NIGHT-02", player="Bob"))
     # 13 coins in pots (the odd coin included): 6 each, the odd one to Bob (the last winner).
+    rounds = state.rounds
     state, ev = run(state, C("stop"))
-    assert ev[0].data["total"] == 13 and ev[0].data["shares"] == {"Ann": 6, "Bob": 7}
+    ended = ev[0].data
+    assert ev[0].kind == "round-ended" and ended["result"] == "game-stopped"
+    assert ended["details"]["total"] == 13 and ended["details"]["shares"] == {"Ann": 6, "Bob": 7}
+    assert ended["details"]["odd_to"] == "Bob"
     assert coins(state) == {"Ann": 96, "Bob": 104}
-    assert state.game is None and state.ledger.total() == 0
+    assert state.game is None and state.ledger.total() == 0 and state.rounds == rounds + 1
+    # The table view keeps how the game ended, in the mode's words.
+    view = ENGINE.view(state)
+    assert view["last_result"]["result"] == "game-stopped"
+    assert view["last_result"]["shares"] == {"Ann": 6, "Bob": 7}
+    assert ENGINE.light(state, tuple(ev)) == "win"
+
+
+def test_the_last_settlement_of_a_cut_names_winner_and_penalty():
+    state = started()
+    state, _ = run(state, C("play", player="Ann", card="VALOR-5-DAY-04"),
+                   C("play", player="Bob", card="VALOR-5-NIGHT-01"),
+                   deal("VALOR-5-NIGHT-02", player="Bob"))
+    last = ENGINE.view(state)["last_result"]
+    assert last["result"] == "cut-owner-wins" and last["winner"] == "Bob"
+    assert last["suit"] == "valor" and last["pot"] == 5
+    assert last["penalties"] == [{"player": "Ann", "shields": 1, "due": 3, "paid": 2, "odd": 1,
+                                  "shortfall": 0}]
+
+
+def test_a_drop_out_ends_the_game_once_the_odd_coin_has_its_pot():
+    state = started()
+    state, _ = run(state, C("play", player="Ann", card="VALOR-5-DAY-04"),
+                   C("play", player="Bob", card="VALOR-5-NIGHT-01"),
+                   deal("VALOR-5-NIGHT-02", player="Bob"))
+    # Ann's odd coin still waits: it is placed before anyone leaves the game.
+    refused(state, C("drop-out", player="Bob"), "Ann's odd penalty coin waits for a pot")
+    state, _ = run(state, C("odd-coin", player="Ann", pot="kin"))
+    before = coins(state)
+    state, ev = run(state, C("drop-out", player="Bob"))
+    assert [e.kind for e in ev] == ["round-ended"]
+    assert ev[0].data["result"] == "game-dropped-out" and ev[0].data["details"]["player"] == "Bob"
+    # The pots stay on the table for the next game; no coin moves.
+    assert coins(state) == before and state.game is None
+    assert ENGINE.view(state)["last_result"]["result"] == "game-dropped-out"
 
 
 def test_only_the_two_in_the_game_act():
@@ -182,8 +220,37 @@ def test_only_the_two_in_the_game_act():
     state, _ = run(state, C("start-game", players=["Cy", "Ann"]), *(deal(c) for c in SEEDS))
     refused(state, C("play", player="Bob", card="KIN-6-DAY-02"), "not playing this game")
     refused(state, C("join", player="Dee"), "between rounds")
+    refused(state, C("drop-out", player="Bob"), "Bob is not playing this game")
     state, ev = run(state, C("drop-out", player="Ann"))
-    assert ev[0].data == {"result": "game-dropped-out", "player": "Ann"} and state.game is None
+    assert ev[0].data["result"] == "game-dropped-out" and state.game is None
+    assert ev[0].data["details"]["player"] == "Ann"
+
+
+def test_every_illegal_action_is_refused_with_a_reason():
+    """Issue 16's refusals one by one: each names what is wrong and changes nothing."""
+    state = started()
+    # Out of turn.
+    refused(state, C("play", player="Bob", card="KIN-6-DAY-02"), "it is Ann's turn, not Bob's")
+    refused(state, C("pass", player="Bob"), "it is Ann's turn, not Bob's")
+    # A card the player cannot hold: it lies on the table.
+    refused(state, C("play", player="Ann", card="VALOR-5-DAY-01"),
+            "VALOR-5-DAY-01 is on the table")
+    # A deal on the Captain's first turn.
+    refused(state, deal("KIN-6-DAY-02", player="Ann"), "may not deal on the game's first turn")
+    state, _ = run(state, C("play", player="Ann", card="VALOR-5-DAY-04"),
+                   deal("REALM-3-DAY-02", player="Bob"), C("end-turn", player="Bob"),
+                   deal("REALM-3-DAY-03", player="Ann"))
+    # A buy of a locked suit: the Realm's third card from the deck cut it, and no one owns it.
+    assert state.game.felt.is_locked("realm")
+    refused(state, C("play", player="Ann", card="REALM-3-NIGHT-01"), "Realm is locked")
+    # A play after one's own cutting deal.
+    state, _ = run(state, C("end-turn", player="Ann"),
+                   C("play", player="Bob", card="VALOR-5-NIGHT-01"),
+                   deal("VALOR-5-NIGHT-02", player="Bob"))
+    assert state.rounds == 1 and state.game.turn == "Ann"
+    refused(state, C("play", player="Bob", card="KIN-6-DAY-02"), "a cut ends the turn")
+    # A player with no card in hand cannot play (after a pass both hold seven again).
+    assert state.game.held == (7, 7)
 
 
 @settings(max_examples=15, deadline=None)
@@ -193,14 +260,29 @@ def test_random_legal_play_keeps_money_and_cards(seed):
     state = table("Ann", "Bob", coins=rng.choice([10, 60, 500]))
     start = state
     accepted = []
+    cuts = chance = 0
     for _ in range(500):
         cmd = ENGINE.random_command(state, rng)
+        before = state.game
         try:
             state, events = ENGINE.apply(state, cmd)
         except IllegalCommand as exc:
             assert str(exc)
             continue
         accepted.append(cmd)
+        for e in events:
+            if e.kind == "round-ended" and e.data["result"] == "cut-owner-wins":
+                cuts += 1
+                chance = 0
+                d = e.data["details"]
+                # Only the loser pays, and he has had a turn (no deal on the first one).
+                assert [r["player"] for r in d["penalties"]] == [d["loser"]]
+                assert d["loser"] != d["winner"]
+                assert not before.first_turn
+        if cmd.kind in ENGINE.chance_kinds:
+            chance += 1
+            # Every cut comes within the bound of cards the table sees.
+            assert chance <= ENGINE.round_bound
         assert state.ledger.total() == 0
         assert all(b >= 0 for a, b in state.ledger.balances.items() if a not in ("bank", CASHIER))
         if state.game:
@@ -214,6 +296,7 @@ def test_random_legal_play_keeps_money_and_cards(seed):
             step = ENGINE.chance_step(state, rng)
             if not ENGINE.can(state, step):
                 assert state.game.first_turn and step.kind == "play"
+    assert cuts >= 1, "random play cuts suits"
     again = start
     for cmd in accepted:
         again, _ = ENGINE.apply(again, cmd)

@@ -6,6 +6,7 @@ recognizer reads them."""
 from __future__ import annotations
 
 from controller.games.roche_deck import ROCHE
+from controller.modes import find_mode
 from controller.odds.rochi import from_table
 from web.modes import ModePage, PageInput, reason
 
@@ -72,6 +73,15 @@ def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) ->
     return out
 
 
+def _result(page: PageInput) -> dict | None:
+    """The last settlement, with how it ended in the mode's words."""
+    result = page.view["last_result"]
+    if not result:
+        return None
+    words = find_mode(page.engine.name).result_words
+    return {**result, "words": words.get(result.get("result"), result.get("result"))}
+
+
 def rochi_context(page: PageInput) -> dict:
     view = page.view
     hand = view["hand"]
@@ -82,7 +92,7 @@ def rochi_context(page: PageInput) -> dict:
         "players": _players(page, hand), "cards": _cards(page, turn) if hand else [],
         "actions": _actions(page, [("start-hand", "Deal a hand"), ("last-hand", "Last Hand"),
                                    ("end-turn", "End the turn"), ("fold", "Fold")], turn),
-        "result": view["last_result"],
+        "result": _result(page),
         "next_cut": _next_cut(view, list(page.state.hand.seen), hand["deck"]) if hand else {},
     }
 
@@ -103,7 +113,10 @@ def captains_context(page: PageInput) -> dict:
                                         for s in ROCHE.suits]}
                 for p in (game or {}).get("odd", {})],
         "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
-        "result": view["last_result"],
+        "drop_outs": [{"command": {"kind": "drop-out", "player": p}, "player": p,
+                       "reason": reason(page.engine, page.state, "drop-out", player=p)}
+                      for p in (game or {}).get("players", [])],
+        "result": _result(page),
     }
 
 
@@ -132,6 +145,7 @@ FRENCH = {
     "Last settlement": "Dernier règlement", "Winner": "Gagnant", "Penalty": "Pénalité",
     "due": "dû", "short": "manque", "shields": "boucliers", "Last Hand shares":
     "Parts de la dernière main", "no winner": "pas de gagnant",
+    "Pots divided": "Pots partagés", "Drop out": "Abandonner",
 }
 
 
