@@ -160,19 +160,22 @@ class CaptainsRochi(Engine):
         players = cmd.args.get("players")
         if players is None:
             if len(state.seats) < 2:
-                raise IllegalCommand(f"Captain's Rochi is for two players; {len(state.seats)} "
-                                     "seated")
+                raise IllegalCommand("Captain's Rochi is for two players; %(n)d seated",
+                                     n=len(state.seats))
             players = [state.leader, state.seat_after(state.leader)]
         if (len(players) != 2 or players[0] == players[1]
                 or not all(isinstance(p, str) and p in state.seats for p in players)):
-            raise IllegalCommand(f"players = {players!r}: name two different seated players, "
-                                 f"the first to move first; seated: {', '.join(state.seats)}")
+            raise IllegalCommand("players = %(players)s: name two different seated players, "
+                                 "the first to move first; seated: %(seated)s",
+                                 players=repr(players), seated=state.seats)
         entries = []
         for p in players:
             held = state.ledger.balance(player_account(p))
             if held < ANTE * len(SUITS):
-                raise IllegalCommand(f"{p} holds {held} coins; the antes are {ANTE} into each "
-                                     f"of the {len(SUITS)} pots ({ANTE * len(SUITS)})")
+                raise IllegalCommand("%(player)s holds %(held)d coins; the antes are %(ante)d "
+                                     "into each of the %(pots)d pots (%(total)d)", player=p,
+                                     held=held, ante=ANTE, pots=len(SUITS),
+                                     total=ANTE * len(SUITS))
             entries += [Entry.transfer("pot", player_account(p), pot_of(s), ANTE, "ante")
                         for s in SUITS]
         game = Game(players=(players[0], players[1]), phase="seeding", seeds_left=SEEDS,
@@ -191,16 +194,19 @@ class CaptainsRochi(Engine):
 
     def _check_turn(self, game: Game, player: str, action: str) -> None:
         if game.phase == "seeding":
-            raise IllegalCommand(f"the stacks are being seeded ({game.seeds_left} to deal); "
-                                 f"{player} cannot {action} yet")
+            raise IllegalCommand("the stacks are being seeded (seed cards to deal: %(left)d); "
+                                 "%(player)s cannot %(action)s yet", left=game.seeds_left,
+                                 player=player, action=action)
         if player not in game.players:
-            raise IllegalCommand(f"{player} is not playing this game ({' and '.join(game.players)} "
-                                 "are)")
+            raise IllegalCommand("%(player)s is not playing this game (%(players)s are)",
+                                 player=player, players=game.players)
         if player != game.turn:
             if player == game.cut_by and action == "play":
-                raise IllegalCommand(f"{player}'s deal cut a suit, and a cut ends the turn: no "
-                                     f"play after it; it is {game.turn}'s turn")
-            raise IllegalCommand(f"it is {game.turn}'s turn, not {player}'s")
+                raise IllegalCommand("%(player)s's deal cut a suit, and a cut ends the turn: no "
+                                     "play after it; it is %(turn)s's turn", player=player,
+                                     turn=game.turn)
+            raise IllegalCommand("it is %(turn)s's turn, not %(player)s's", turn=game.turn,
+                                 player=player)
 
     def _turn_over(self, game: Game) -> tuple[Game, list[Event]]:
         nxt = game.other(game.turn)
@@ -219,12 +225,12 @@ class CaptainsRochi(Engine):
         events: list[Event] = []
         if game.phase == "turns":
             if game.first_turn:
-                raise IllegalCommand(f"{game.turn} moves first and may not deal on the game's "
-                                     "first turn; he plays a card or passes")
+                raise IllegalCommand("%(player)s moves first and may not deal on the game's "
+                                     "first turn; he plays a card or passes", player=game.turn)
             if game.dealt:
                 if who == game.turn:
-                    raise IllegalCommand(f"{who} has dealt this turn already; he may play a "
-                                         "card or end his turn")
+                    raise IllegalCommand("%(player)s has dealt this turn already; he may play "
+                                         "a card or end his turn", player=who)
                 # A second card from the deck: the turn has passed to the other player.
                 game, ended = self._turn_over(game)
                 events += ended
@@ -281,10 +287,10 @@ class CaptainsRochi(Engine):
         player = cmd.args["player"]
         self._check_turn(game, player, "play")
         if game.played:
-            raise IllegalCommand(f"{player} has played a card this turn already; he may deal "
-                                 "or end his turn")
+            raise IllegalCommand("%(player)s has played a card this turn already; he may deal "
+                                 "or end his turn", player=player)
         if not game.holding(player):
-            raise IllegalCommand(f"{player} holds no cards; he may deal or pass")
+            raise IllegalCommand("%(player)s holds no cards; he may deal or pass", player=player)
         card = self._possible(game, cmd.args["card"])
         owner = game.felt.owner(card_of(card).suit)
         placed = place(game.felt, state.ledger, player, card)
@@ -312,8 +318,8 @@ class CaptainsRochi(Engine):
         player = cmd.args["player"]
         self._check_turn(game, player, "end his turn")
         if not (game.played or game.dealt):
-            raise IllegalCommand(f"{player} has neither played nor dealt: there is no fold in "
-                                 "Captain's Rochi; he plays, deals or passes")
+            raise IllegalCommand("%(player)s has neither played nor dealt: there is no fold in "
+                                 "Captain's Rochi; he plays, deals or passes", player=player)
         game, events = self._turn_over(game)
         return state.replace(game=game), events
 
@@ -324,8 +330,11 @@ class CaptainsRochi(Engine):
         player = cmd.args["player"]
         self._check_turn(game, player, "pass")
         if game.played or game.dealt:
-            raise IllegalCommand(f"{player} has {'played' if game.played else 'dealt'} this "
-                                 "turn; a pass replaces the turn's actions: end the turn instead")
+            if game.played:
+                raise IllegalCommand("%(player)s has played this turn; a pass replaces the "
+                                     "turn's actions: end the turn instead", player=player)
+            raise IllegalCommand("%(player)s has dealt this turn; a pass replaces the turn's "
+                                 "actions: end the turn instead", player=player)
         i = game.players.index(player)
         held = list(game.held)
         game = _replace(game, discard_hidden=game.discard_hidden + held[i])
@@ -344,7 +353,8 @@ class CaptainsRochi(Engine):
         player, suit = cmd.args["player"], cmd.args["pot"]
         owed = dict(game.odd).get(player, 0)
         if not owed:
-            raise IllegalCommand(f"{player} has no odd penalty coin waiting for a pot")
+            raise IllegalCommand("%(player)s has no odd penalty coin waiting for a pot",
+                                 player=player)
         event = Event("odd-coin", {"player": player, "pot": suit, "coins": owed},
                       (Entry.transfer("pot", ODD_POT, pot_of(suit), owed, "odd coin"),))
         game = _replace(game, odd=tuple((p, c) for p, c in game.odd if p != player))
@@ -399,9 +409,13 @@ class CaptainsRochi(Engine):
     def _possible(self, game: Game, label: object) -> str:
         card = card_of(label)
         if card.label in game.known():
-            where = "in the discard pile" if card.label in game.discard else "on the table"
-            raise IllegalCommand(f"{card.label} is {where} ({card.name}); it cannot be dealt "
-                                 "or played now: check the reading")
+            if card.label in game.discard:
+                raise IllegalCommand("%(card)s is in the discard pile (%(name)s); it cannot be "
+                                     "dealt or played now: check the reading", card=card.label,
+                                     name=card.name)
+            raise IllegalCommand("%(card)s is on the table (%(name)s); it cannot be dealt or "
+                                 "played now: check the reading", card=card.label,
+                                 name=card.name)
         return card.label
 
     def _cut(self, state: CaptainsState, suit: str, winner: str) -> Handled:

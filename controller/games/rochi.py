@@ -200,8 +200,8 @@ def place(felt: Felt, ledger, player: str, card: str) -> Placement:
     suit = card_of(card).suit
     title = ROCHE.suit(suit).title
     if felt.is_locked(suit):
-        raise IllegalCommand(f"{title} is locked and cannot be bought; play a card of an "
-                             "open suit")
+        raise IllegalCommand("%(suit)s is locked and cannot be bought; play a card of an "
+                             "open suit", suit=title)
     owner = felt.owner(suit)
     n = len(felt.stack(suit))
     if n + 1 >= RANK[suit]:
@@ -217,8 +217,8 @@ def place(felt: Felt, ledger, player: str, card: str) -> Placement:
         payee = None
     else:
         if price > held:
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; buying "
-                                 f"{title} costs {price}")
+            raise IllegalCommand("%(player)s holds %(held)d coin(s); buying %(suit)s costs "
+                                 "%(price)d", player=player, held=held, suit=title, price=price)
         payee = "pot" if owner is None else owner
         to_account = pot_of(suit) if owner is None else player_account(owner)
         entries = (Entry.transfer("pot", player_account(player), to_account, price,
@@ -230,8 +230,9 @@ def check_possible(card: str, seen: Iterable[str]) -> Card:
     """The card, unless every copy of it is already seen (then it cannot be here)."""
     found = card_of(card)
     if card in seen:
-        raise IllegalCommand(f"{card} is already seen this hand ({found.name}); the Roche deck "
-                             "has one of each card, so this one is impossible: check the reading")
+        raise IllegalCommand("%(card)s is already seen this hand (%(name)s); the Roche deck "
+                             "has one of each card, so this one is impossible: check the "
+                             "reading", card=card, name=found.name)
     return found
 
 
@@ -447,22 +448,24 @@ class Rochi(Engine):
         player = self.seated(state, cmd.args["player"])
         owed = state.owes(player)
         if not owed:
-            raise IllegalCommand(f"{player} owes no joining fee")
+            raise IllegalCommand("%(player)s owes no joining fee", player=player)
         if self.in_round(state):
             raise IllegalCommand("the joining fee is paid between hands")
         split = cmd.args["pots"]
         for suit, coins in split.items():
             if suit not in SUITS or type(coins) is not int or coins < 1:
                 raise IllegalCommand(
-                    f"pots = {split!r}: give coins (whole, at least 1) per suit, suits being "
-                    f"{', '.join(SUITS)}; e.g. {{\"kin\": {owed}}}")
+                    "pots = %(pots)s: give coins (whole, at least 1) per suit, suits being "
+                    "%(suits)s; e.g. {\"kin\": %(owed)d}", pots=repr(split), suits=SUITS,
+                    owed=owed)
         if sum(split.values()) != owed:
-            raise IllegalCommand(f"{player} owes {owed} coins to join; the pots given add up "
-                                 f"to {sum(split.values())}")
+            raise IllegalCommand("%(player)s owes %(owed)d coins to join; the pots given add "
+                                 "up to %(given)d", player=player, owed=owed,
+                                 given=sum(split.values()))
         held = state.ledger.balance(player_account(player))
         if held < owed:
-            raise IllegalCommand(f"{player} holds {held} coins; the joining fee is {owed}: "
-                                 "buy in first")
+            raise IllegalCommand("%(player)s holds %(held)d coins; the joining fee is "
+                                 "%(owed)d: buy in first", player=player, held=held, owed=owed)
         entries = tuple(Entry.transfer("pot", player_account(player), pot_of(s), c, "joining fee")
                         for s, c in sorted(split.items()))
         event = Event("entry-paid", {"player": player, "pots": dict(sorted(split.items()))},
@@ -513,9 +516,14 @@ class Rochi(Engine):
         players = self.dealt_in(state)
         if len(players) < MIN_PLAYERS:
             owing = [p for p in state.seats if state.owes(p)]
-            also = f" ({', '.join(owing)} must pay the joining fee first)" if owing else ""
-            raise IllegalCommand(f"Rochi needs {MIN_PLAYERS} to {MAX_PLAYERS} players; "
-                                 f"{len(players)} can be dealt in{also}")
+            if owing:
+                raise IllegalCommand("Rochi needs %(least)d to %(most)d players; %(n)d can be "
+                                     "dealt in (%(owing)s must pay the joining fee first)",
+                                     least=MIN_PLAYERS, most=MAX_PLAYERS, n=len(players),
+                                     owing=owing)
+            raise IllegalCommand("Rochi needs %(least)d to %(most)d players; %(n)d can be "
+                                 "dealt in", least=MIN_PLAYERS, most=MAX_PLAYERS,
+                                 n=len(players))
         seeds = 2 * (MAX_PLAYERS - len(players))
         hand = Hand(players=tuple(players), phase="seeding" if seeds else "turns",
                     seeds_left=seeds, deck=len(ROCHE.cards) - HAND_SIZE * len(players),
@@ -534,18 +542,20 @@ class Rochi(Engine):
 
     def _check_turn(self, hand: Hand, player: str, action: str) -> None:
         if hand.phase == "seeding":
-            raise IllegalCommand(f"the stacks are being seeded ({hand.seeds_left} seed "
-                                 f"card{'s' * (hand.seeds_left != 1)} to deal); {player} cannot "
-                                 f"{action} yet")
+            raise IllegalCommand("the stacks are being seeded (seed cards to deal: %(left)d); "
+                                 "%(player)s cannot %(action)s yet", left=hand.seeds_left,
+                                 player=player, action=action)
         if hand.phase == "deal-out":
-            raise IllegalCommand(f"{hand.still_in()[0]} is the last player standing: cards are "
-                                 "dealt until one of his suits wins; no one takes turns")
+            raise IllegalCommand("%(player)s is the last player standing: cards are dealt "
+                                 "until one of his suits wins; no one takes turns",
+                                 player=hand.still_in()[0])
         if player not in hand.players:
-            raise IllegalCommand(f"{player} is not in this hand")
+            raise IllegalCommand("%(player)s is not in this hand", player=player)
         if player in hand.folded:
-            raise IllegalCommand(f"{player} has folded this hand")
+            raise IllegalCommand("%(player)s has folded this hand", player=player)
         if player != hand.turn:
-            raise IllegalCommand(f"it is {hand.turn}'s turn, not {player}'s")
+            raise IllegalCommand("it is %(turn)s's turn, not %(player)s's", turn=hand.turn,
+                                 player=player)
 
     @command("deal", card=str, player=Arg(str, optional=True))
     def deal(self, state: RochiState, cmd: Command) -> Handled:
@@ -558,8 +568,8 @@ class Rochi(Engine):
         if hand.phase == "turns":
             if hand.dealt:
                 if who == hand.turn:
-                    raise IllegalCommand(f"{who} has dealt this turn already; he may play a "
-                                         "card or end his turn")
+                    raise IllegalCommand("%(player)s has dealt this turn already; he may play "
+                                         "a card or end his turn", player=who)
                 # A second card from the deck: the turn has passed to the next player.
                 hand, ended = self._turn_over(hand)
                 events += ended
@@ -606,11 +616,11 @@ class Rochi(Engine):
         player = cmd.args["player"]
         self._check_turn(hand, player, "play")
         if hand.played:
-            raise IllegalCommand(f"{player} has played a card this turn already; he may deal "
-                                 "or end his turn")
+            raise IllegalCommand("%(player)s has played a card this turn already; he may deal "
+                                 "or end his turn", player=player)
         if not hand.holding(player):
-            raise IllegalCommand(f"{player} has played every card of his hand "
-                                 f"({HAND_SIZE}); he may deal or fold")
+            raise IllegalCommand("%(player)s has played every card of his hand (%(size)d); he "
+                                 "may deal or fold", player=player, size=HAND_SIZE)
         card = check_possible(cmd.args["card"], hand.seen)
         owner = hand.felt.owner(card.suit)
         placed = place(hand.felt, state.ledger, player, card.label)
@@ -647,8 +657,11 @@ class Rochi(Engine):
         player = cmd.args["player"]
         self._check_turn(hand, player, "fold")
         if hand.played or hand.dealt:
-            raise IllegalCommand(f"{player} has {'played' if hand.played else 'dealt'} this "
-                                 "turn, so he does not fold; he may end his turn")
+            if hand.played:
+                raise IllegalCommand("%(player)s has played this turn, so he does not fold; he "
+                                     "may end his turn", player=player)
+            raise IllegalCommand("%(player)s has dealt this turn, so he does not fold; he may "
+                                 "end his turn", player=player)
         return self._fold(state, player)
 
     def _fold(self, state: RochiState, player: str) -> Handled:

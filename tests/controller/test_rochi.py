@@ -218,7 +218,7 @@ def test_a_player_cannot_play_more_cards_than_he_holds():
 
 def test_a_purchase_beyond_the_balance_is_refused():
     state = seeded("A", "B", "C", coins=1)
-    refused(state, C("play", player="A", card="KIN-6-DAY-02"), "A holds 1 coin; buying Kin costs 2")
+    refused(state, C("play", player="A", card="KIN-6-DAY-02"), r"A holds 1 coin\(s\); buying Kin costs 2")
     state, _ = run(state, C("play", player="A", card="MAGES-2-DAY-01"))
     assert coins(state)["mages"] == 1 and state.ledger.balance("player:A") == 0
 
