@@ -157,8 +157,19 @@ class Sheet:
 
     def why_not(self, n: int, total: int) -> str | None:
         """Why `total` may not go in circle `n`, or None when it may."""
-        if self.value(n) is not None:
+        blocked = self.blocked_by(n, total)
+        if blocked is None:
+            return None
+        why, m, line = blocked
+        if why == "filled":
             return f"circle {n} is already filled with {self.value(n)}"
+        return f"{self.value(m)} in circle {m} comes {why} it in {line}"
+
+    def blocked_by(self, n: int, total: int) -> tuple[str, int, str] | None:
+        """What keeps `total` out of circle `n`: ("filled", n, ""), or ("before" / "after",
+        the circle in the way, its line's name); None when it may go there."""
+        if self.value(n) is not None:
+            return "filled", n, ""
         for line in LINES_OF[n]:
             at = line.circles.index(n)
             for i, m in enumerate(line.circles):
@@ -166,9 +177,9 @@ class Sheet:
                 if v is None or m == n:
                     continue
                 if i < at and v >= total:
-                    return f"{v} in circle {m} comes before it in {line.name}"
+                    return "before", m, line.name
                 if i > at and v <= total:
-                    return f"{v} in circle {m} comes after it in {line.name}"
+                    return "after", m, line.name
         return None
 
     def legal(self, total: int) -> tuple[int, ...]:
@@ -275,8 +286,8 @@ class Namaste(Engine):
             raise IllegalCommand("a game is under way; it ends after the round in which a "
                                  "sheet is full (25 circles or 4 bad karma spaces)")
         if not 2 <= len(state.seats) <= 4:
-            raise IllegalCommand(f"a game of Namaste is 2 to 4 players; {len(state.seats)} "
-                                 "are seated")
+            raise IllegalCommand("a game of Namaste is 2 to 4 players; %(n)d are seated",
+                                 n=len(state.seats))
         first = self.seated(state, cmd.args.get("first", state.seats[0]))
         i = state.seats.index(first)
         players = state.seats[i:] + state.seats[:i]
@@ -291,8 +302,9 @@ class Namaste(Engine):
         turquoise, white = face_of(cmd.args["turquoise"]), [face_of(f) for f in cmd.args["white"]]
         if turquoise is None or not 1 <= len(white) <= 3 or None in white:
             raise IllegalCommand("a roll is the turquoise die and one to three white dice, "
-                                 f"each face one of {', '.join(FACES)}; not "
-                                 f"{cmd.args['turquoise']!r} and {cmd.args['white']!r}")
+                                 "each face one of %(faces)s; not %(turquoise)s and %(white)s",
+                                 faces=FACES, turquoise=repr(cmd.args["turquoise"]),
+                                 white=repr(cmd.args["white"]))
         self._playing(state)
         events: list[Event] = []
         if state.roll is not None:
@@ -316,17 +328,31 @@ class Namaste(Engine):
         player, n, total = cmd.args["player"], cmd.args["circle"], cmd.args["total"]
         self._deciding(state, player)
         if n > 25:
-            raise IllegalCommand(f"circle {n}: the sheet has circles 1 to 25")
+            raise IllegalCommand("circle %(n)d: the sheet has circles 1 to 25", n=n)
         allowed = self.totals_for(state, player)
         if total not in allowed:
-            raise IllegalCommand(f"{player} may enter {' or '.join(map(str, allowed))} from "
-                                 f"this roll, not {total}")
+            raise IllegalCommand("%(player)s may enter one of these totals from this roll: "
+                                 "%(allowed)s; not %(total)d", player=player,
+                                 allowed=[str(a) for a in allowed], total=total)
         sheet = state.sheet(player)
-        why = sheet.why_not(n, total)
-        if why is not None:
-            legal = ", ".join(map(str, sheet.legal(total))) or "none"
-            raise IllegalCommand(f"{total} cannot go in circle {n}: {why}; legal circles "
-                                 f"for {total}: {legal}")
+        blocked = sheet.blocked_by(n, total)
+        if blocked is not None:
+            legal = [str(c) for c in sheet.legal(total)] or ["none"]
+            why, m, line = blocked
+            if why == "filled":
+                raise IllegalCommand("%(total)d cannot go in circle %(n)d: circle %(n)d is "
+                                     "already filled with %(value)d; legal circles for "
+                                     "%(total)d: %(legal)s",
+                                     total=total, n=n, value=sheet.value(n), legal=legal)
+            if why == "before":
+                raise IllegalCommand("%(total)d cannot go in circle %(n)d: %(value)d in circle "
+                                     "%(m)d comes before it in %(line)s; legal circles for "
+                                     "%(total)d: %(legal)s", total=total, n=n,
+                                     value=sheet.value(m), m=m, line=line, legal=legal)
+            raise IllegalCommand("%(total)d cannot go in circle %(n)d: %(value)d in circle "
+                                 "%(m)d comes after it in %(line)s; legal circles for "
+                                 "%(total)d: %(legal)s", total=total, n=n,
+                                 value=sheet.value(m), m=m, line=line, legal=legal)
         sheet = sheet.with_value(n, total)
         claimed = dict(state.claimed)
         scored = []
@@ -366,12 +392,14 @@ class Namaste(Engine):
     def _deciding(self, state: NamasteState, player: str) -> None:
         self._playing(state)
         if player not in state.players:
-            raise IllegalCommand(f"{player} is not in this game; players: "
-                                 f"{', '.join(state.players)}")
+            raise IllegalCommand("%(player)s is not in this game; players: %(players)s",
+                                 player=player, players=state.players)
         if state.roll is None:
-            raise IllegalCommand(f"the dice are not rolled yet: {state.active_player} rolls")
+            raise IllegalCommand("the dice are not rolled yet: %(player)s rolls",
+                                 player=state.active_player)
         if player in state.decided:
-            raise IllegalCommand(f"{player} has already entered or passed this turn")
+            raise IllegalCommand("%(player)s has already entered or passed this turn",
+                                 player=player)
 
     def totals_for(self, state: NamasteState, player: str) -> tuple[int, ...]:
         """What `player` may enter from this roll: all the dice for the active player, the
