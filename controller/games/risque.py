@@ -64,31 +64,33 @@ def _text(value: Any, what: str) -> str:
     """A name or phrase: 1 to 60 characters, no ':' (it separates the parts of a bonus)."""
     if not isinstance(value, str) or not value.strip() or value != value.strip() \
             or len(value) > MAX_TEXT or ":" in value or not value.isprintable():
-        raise IllegalCommand(f"{what} {value!r}: expected a name of 1 to {MAX_TEXT} characters, "
-                             "without ':' or surrounding spaces")
+        raise IllegalCommand("%(what)s %(value)s: expected a name of 1 to %(most)d characters, "
+                             "without ':' or surrounding spaces", what=what, value=repr(value),
+                             most=MAX_TEXT)
     return value
 
 
 def _rank(value: Any, what: str, maximum: int = 99) -> int:
     if type(value) is not int or not 0 <= value <= maximum:
-        raise IllegalCommand(f"{what} = {value!r}: expected a whole number from 0 to {maximum}")
+        raise IllegalCommand("%(what)s = %(value)s: expected a whole number from 0 to "
+                             "%(most)d", what=what, value=repr(value), most=maximum)
     return value
 
 
 def _ranked(value: Any, what: str, maximum: int = 99) -> tuple[tuple[str, int], ...]:
     """{name: rank} as a tuple of pairs, checked."""
     if not isinstance(value, Mapping):
-        raise IllegalCommand(f"{what}: expected an object of name: rank, e.g. "
-                             '{"Courage": 3}')
+        raise IllegalCommand('%(what)s: expected an object of name: rank, e.g. {"Courage": 3}',
+                             what=what)
     return tuple((_text(k, what), _rank(v, f"{what} {k}", maximum)) for k, v in value.items())
 
 
 def _names(value: Any, what: str) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise IllegalCommand(f"{what}: expected a list of names")
+        raise IllegalCommand("%(what)s: expected a list of names", what=what)
     names = tuple(_text(v, what) for v in value)
     if len(set(names)) != len(names):
-        raise IllegalCommand(f"{what}: a name is listed twice")
+        raise IllegalCommand("%(what)s: a name is listed twice", what=what)
     return names
 
 
@@ -203,24 +205,28 @@ def build_pool(characters: Mapping[str, Character], who: str, virtue: str,
     IllegalCommand saying which bonus is not on offer and what is."""
     offer = {b.key: b for b in bonuses(characters, who)}
     if characters[who].virtue(virtue) is None:
-        raise IllegalCommand(f"{who} has no Virtue {virtue!r}; Virtues: "
-                             f"{', '.join(v for v, _ in characters[who].virtues) or 'none'}")
+        raise IllegalCommand("%(character)s has no Virtue %(virtue)s; Virtues: %(virtues)s",
+                             character=who, virtue=repr(virtue),
+                             virtues=[v for v, _ in characters[who].virtues] or ["none"])
     parts = [offer[f"virtue:{virtue}"]]
     seen: set[str] = set()
     for key in chosen:
         if not isinstance(key, str) or key not in offer or key.startswith("virtue:"):
-            others = ", ".join(k for k in offer if not k.startswith("virtue:"))
-            raise IllegalCommand(f"{key!r} is not a bonus {who} can take now; bonuses: {others}")
+            others = [k for k in offer if not k.startswith("virtue:")] or ["none"]
+            raise IllegalCommand("%(bonus)s is not a bonus %(character)s can take now; "
+                                 "bonuses: %(bonuses)s", bonus=repr(key), character=who,
+                                 bonuses=others)
         if key in seen:
-            raise IllegalCommand(f"{key!r} is taken twice; each bonus counts once")
+            raise IllegalCommand("%(bonus)s is taken twice; each bonus counts once",
+                                 bonus=repr(key))
         seen.add(key)
         parts.append(offer[key])
     for kind, words in (("aspect", "Aspect"), ("reputation", "Reputation"),
                         ("equipment", "Equipment")):
         several = [k for k in seen if k.startswith(kind + ":")]
         if len(several) > 1:
-            raise IllegalCommand(f"one {words} at most in a pool; {', '.join(sorted(several))} "
-                                 "are chosen")
+            raise IllegalCommand("one %(kind)s at most in a pool; %(chosen)s are chosen",
+                                 kind=words, chosen=sorted(several))
     return Pool(virtue, tuple(parts))
 
 
@@ -276,8 +282,9 @@ class Risk:
         for p in self.participants:
             if p.character == who:
                 return p
-        raise IllegalCommand(f"{who} is not in this Risque; its characters: "
-                             f"{', '.join(p.character for p in self.participants)}")
+        raise IllegalCommand("%(character)s is not in this Risque; its characters: "
+                             "%(characters)s", character=who,
+                             characters=[p.character for p in self.participants])
 
     def put(self, part: Participant) -> Risk:
         return _replace(self, participants=tuple(part if p.character == part.character else p
@@ -303,8 +310,9 @@ class RisqueState(State):
 
     def character(self, name: Any) -> Character:
         if not isinstance(name, str) or name not in self.by_name:
-            raise IllegalCommand(f"{name!r} is not a character here; characters: "
-                                 f"{', '.join(self.by_name) or 'none yet'}")
+            raise IllegalCommand("%(name)s is not a character here; characters: "
+                                 "%(characters)s", name=repr(name),
+                                 characters=list(self.by_name) or ["none yet"])
         return self.by_name[name]
 
     def with_character(self, char: Character) -> RisqueState:
@@ -346,9 +354,9 @@ class Risque(Engine):
     def _phase(self, state: RisqueState, phase: str, doing: str) -> Risk:
         risk = self._open_risk(state)
         if risk.phase != phase:
-            raise IllegalCommand(f"not now: {doing} comes when the Risque is "
-                                 f"{_PHASE_WORDS[phase]}; it is {_PHASE_WORDS[risk.phase]} "
-                                 f"({_NEXT[risk.phase]})")
+            raise IllegalCommand("not now: %(doing)s comes when the Risque is %(phase)s; it is "
+                                 "%(now)s (%(next)s)", doing=doing, phase=_PHASE_WORDS[phase],
+                                 now=_PHASE_WORDS[risk.phase], next=_NEXT[risk.phase])
         return risk
 
     # -- the characters -------------------------------------------------------------------------
@@ -364,9 +372,11 @@ class Risque(Engine):
         name = _text(a["name"], "the character's name")
         if state.risk is not None and any(p.character == name
                                           for p in state.risk.participants):
-            raise IllegalCommand(f"{name} is in the Risque under way; change the sheet after it")
+            raise IllegalCommand("%(character)s is in the Risque under way; change the sheet "
+                                 "after it", character=name)
         if name in state.by_name and not state.by_name[name].alive:
-            raise IllegalCommand(f"{name} is dead (Seppuku); choose another name")
+            raise IllegalCommand("%(character)s is dead (Seppuku); choose another name",
+                                 character=name)
         virtues = _ranked(a["virtues"], "virtue")
         if not virtues:
             raise IllegalCommand("a character has at least one Virtue with its rank, e.g. "
@@ -374,8 +384,9 @@ class Risque(Engine):
         giri_rank = _rank(a.get("giri_rank", 0), "giri_rank")
         reputations = _ranked(a.get("reputations", {}), "reputation", 9999)
         if len(reputations) > 1 + giri_rank:
-            raise IllegalCommand(f"{name} may have at most {1 + giri_rank} Reputations "
-                                 f"(1 + Giri rank {giri_rank}); {len(reputations)} are given")
+            raise IllegalCommand("%(character)s may have at most %(most)d Reputations (1 + Giri "
+                                 "rank %(giri)d); %(n)d are given", character=name,
+                                 most=1 + giri_rank, giri=giri_rank, n=len(reputations))
         player = a.get("player", "")
         char = Character(
             name=name, clan=_text(a["clan"], "clan"), virtues=virtues,
@@ -409,13 +420,15 @@ class Risque(Engine):
         name = _text(cmd.args["reputation"], "reputation")
         points = cmd.args.get("points", char.glory)
         if char.glory == 0 or points > char.glory:
-            raise IllegalCommand(f"{char.name} has {char.glory} Glory to add to a Reputation; "
-                                 f"not {points}")
+            raise IllegalCommand("%(character)s has %(glory)d Glory to add to a Reputation; "
+                                 "not %(points)s", character=char.name, glory=char.glory,
+                                 points=points)
         reps = dict(char.reputations)
         if name not in reps and len(reps) >= char.max_reputations:
-            raise IllegalCommand(f"{char.name} has {len(reps)} Reputations, the most for Giri "
-                                 f"rank {char.giri_rank}; add the Glory to one of: "
-                                 f"{', '.join(reps)}")
+            raise IllegalCommand("%(character)s has %(n)d Reputations, the most for Giri rank "
+                                 "%(giri)d; add the Glory to one of: %(reputations)s",
+                                 character=char.name, n=len(reps), giri=char.giri_rank,
+                                 reputations=list(reps))
         before = reps.get(name, 0)
         reps[name] = before + points
         char = _replace(char, glory=char.glory - points, reputations=tuple(reps.items()))
@@ -429,8 +442,8 @@ class Risque(Engine):
         """Honour added to the Reserve (+), or lost (-): a loss takes what is there."""
         points, why = cmd.args["points"], cmd.args["why"]
         if points == 0 or abs(points) > 99:
-            raise IllegalCommand(f"points = {points}: expected a gain (1 to 99) or a loss "
-                                 "(-1 to -99)")
+            raise IllegalCommand("points = %(points)s: expected a gain (1 to 99) or a loss "
+                                 "(-1 to -99)", points=points)
         if not why.strip():
             raise IllegalCommand("say why the Honour changes (why: the deed)")
         return self._honour(state, points, why)
@@ -441,8 +454,9 @@ class Risque(Engine):
         char = self._alive(state, cmd.args["character"])
         aspect = cmd.args["aspect"]
         if aspect not in char.aspects:
-            raise IllegalCommand(f"{char.name} has no Aspect {aspect!r}; Aspects: "
-                                 f"{', '.join(char.aspects) or 'none'}")
+            raise IllegalCommand("%(character)s has no Aspect %(aspect)s; Aspects: "
+                                 "%(aspects)s", character=char.name, aspect=repr(aspect),
+                                 aspects=list(char.aspects) or ["none"])
         points = COMPEL_KEPT if cmd.args["kept"] else -COMPEL_BROKEN
         return self._honour(state, points, f"{char.name}: {aspect} "
                             f"{'kept' if cmd.args['kept'] else 'broken'}")
@@ -468,7 +482,7 @@ class Risque(Engine):
     def _alive(self, state: RisqueState, name: Any) -> Character:
         char = state.character(name)
         if not char.alive:
-            raise IllegalCommand(f"{char.name} is dead (Seppuku)")
+            raise IllegalCommand("%(character)s is dead (Seppuku)", character=char.name)
         return char
 
     # -- a Risque -------------------------------------------------------------------------------
@@ -500,13 +514,18 @@ class Risque(Engine):
         reasons = honour_for or []
         if not all(isinstance(r, str) and r in HONOUR_REASONS for r in reasons) \
                 or len(set(reasons)) != len(reasons):
-            raise IllegalCommand(f"honour_for {reasons!r}: each of {', '.join(HONOUR_REASONS)} "
-                                 "at most once (1 Honour to the Reserve each)")
+            raise IllegalCommand("honour_for %(given)s: each of %(reasons)s at most once (1 "
+                                 "Honour to the Reserve each)", given=repr(reasons),
+                                 reasons=HONOUR_REASONS)
         need = {"duel": (2, 2), "seppuku": (1, 1)}.get(kind, (1, MAX_PARTICIPANTS))
         if not need[0] <= len(names) <= need[1]:
-            count = str(need[0]) if need[0] == need[1] else f"{need[0]} to {need[1]}"
-            raise IllegalCommand(f"a {kind} has {count} character{'s' * (need[1] > 1)}, in "
-                                 f"clockwise order; {len(names)} are given")
+            if kind == "duel":
+                raise IllegalCommand("a duel has 2 characters; %(n)d are given", n=len(names))
+            if kind == "seppuku":
+                raise IllegalCommand("a seppuku has 1 character; %(n)d are given", n=len(names))
+            raise IllegalCommand("a %(kind)s has %(least)d to %(most)d characters, in clockwise "
+                                 "order; %(n)d are given", kind=kind, least=need[0],
+                                 most=need[1], n=len(names))
         chars = [self._alive(state, n) for n in names]
         if len(set(names)) != len(names):
             raise IllegalCommand("a character is listed twice in the Risque")
@@ -524,8 +543,8 @@ class Risque(Engine):
             courage = Bonus(f"virtue:{COURAGE}", char.virtue(COURAGE) or 0)
             pool = Pool(COURAGE, (courage, Bonus("giri", char.giri_rank)))
             if pool.dice == 0:
-                raise IllegalCommand(f"{char.name} has no Courage and no Giri rank: a Seppuku "
-                                     "(Courage + Giri) has no dice")
+                raise IllegalCommand("%(character)s has no Courage and no Giri rank: a "
+                                     "Seppuku (Courage + Giri) has no dice", character=char.name)
             risk = risk.put(_replace(parts[0], pool=pool))
             events.append(Event("pool-built", {"character": char.name, **pool.to_json()}))
         return state.replace(risk=risk), events
@@ -541,7 +560,8 @@ class Risque(Engine):
         pool = build_pool(state.by_name, who, cmd.args["virtue"], chosen)
         limit = state.settings["max_pool"]
         if not 1 <= pool.dice <= limit:
-            raise IllegalCommand(f"a pool of {pool.dice} dice: a pool holds 1 to {limit} dice")
+            raise IllegalCommand("a pool of %(dice)d dice: a pool holds 1 to %(most)d dice",
+                                 dice=pool.dice, most=limit)
         # The Reserve pays this pool's Honour; a pool built again gives the first one's back.
         old = part.pool
         reserve = state.honour
@@ -550,8 +570,9 @@ class Risque(Engine):
         after = reserve + len(pool.honours) - pool.honour_cost
         if after < 0:
             # (Honour the first pool gave may be spent already by another character's pool.)
-            raise IllegalCommand(f"the Reserve holds {max(reserve, 0)} Honour for this pool; it "
-                                 f"spends {pool.honour_cost} and gives {len(pool.honours)}")
+            raise IllegalCommand("the Reserve holds %(reserve)d Honour for this pool; it spends "
+                                 "%(cost)d and gives %(gives)d", reserve=max(reserve, 0),
+                                 cost=pool.honour_cost, gives=len(pool.honours))
         reserve = after
         mises = part.mises if part.mises is not None and part.mises < pool.dice else None
         risk = risk.put(_replace(part, pool=pool, mises=mises))
@@ -565,10 +586,12 @@ class Risque(Engine):
         who, mises = cmd.args["character"], cmd.args["mises"]
         part = risk.get(who)
         if part.pool is None:
-            raise IllegalCommand(f"{who} builds a pool before staking Mises")
+            raise IllegalCommand("%(character)s builds a pool before staking Mises",
+                                 character=who)
         if mises >= part.pool.dice:
-            raise IllegalCommand(f"{who}'s pool has {part.pool.dice} dice: stake 0 to "
-                                 f"{part.pool.dice - 1} Mises, leaving one die at least to roll")
+            raise IllegalCommand("%(character)s's pool has %(dice)d dice: stake 0 to %(most)d "
+                                 "Mises, leaving one die at least to roll", character=who,
+                                 dice=part.pool.dice, most=part.pool.dice - 1)
         # The event says who staked, not how many: the Mises stay secret until revealed.
         return state.replace(risk=risk.put(_replace(part, mises=mises))), [
             Event("mises-staked", {"character": who})]
@@ -579,8 +602,8 @@ class Risque(Engine):
         risk = self._phase(state, "building", "revealing the Mises")
         waiting = [p.character for p in risk.participants if p.pool is None or p.mises is None]
         if waiting:
-            raise IllegalCommand(f"Mises are revealed together once every character has a "
-                                 f"pool and Mises staked; waiting for {', '.join(waiting)}")
+            raise IllegalCommand("Mises are revealed together once every character has a pool "
+                                 "and Mises staked; waiting for %(waiting)s", waiting=waiting)
         return state.replace(risk=_replace(risk, phase="rolling")), [Event("mises-revealed", {
             "mises": {p.character: p.mises for p in risk.participants},
             "to_roll": {p.character: p.to_roll for p in risk.participants}})]
@@ -594,12 +617,14 @@ class Risque(Engine):
         part = risk.get(who)
         left = part.to_roll - len(part.rolled)
         if left == 0:
-            raise IllegalCommand(f"{who} has rolled all {part.to_roll} dice; waiting for "
-                                 + ", ".join(p.character for p in risk.participants
-                                             if not p.rolled_all))
+            raise IllegalCommand("%(character)s has rolled all %(dice)d dice; waiting for "
+                                 "%(waiting)s", character=who, dice=part.to_roll,
+                                 waiting=[p.character for p in risk.participants
+                                          if not p.rolled_all])
         if not 1 <= len(dice) <= left or not all(type(d) is int and 1 <= d <= 6 for d in dice):
-            raise IllegalCommand(f"{who} rolls {left} more {'die' if left == 1 else 'dice'}, "
-                                 f"each 1 to 6; not {dice!r}")
+            raise IllegalCommand("%(character)s has %(left)d dice still to roll (from 1 to "
+                                 "%(left)d at once), each 1 to 6; not %(dice)s", character=who,
+                                 left=left, dice=repr(dice))
         part = _replace(part, rolled=part.rolled + tuple(dice))
         risk = risk.put(part)
         events = [Event("rolled", {"character": who, "dice": list(dice),
@@ -650,8 +675,9 @@ class Risque(Engine):
         if part.score != best or part.mises != most:
             tied = [p.character for p in risk.participants
                     if p.score == best and p.mises == most]
-            raise IllegalCommand(f"the Privilege goes to one of {', '.join(tied)} (tied at "
-                                 f"{best} with {most} Mises), not {who}")
+            raise IllegalCommand("the Privilege goes to one of %(tied)s (tied at %(best)d with "
+                                 "%(mises)d Mises), not %(character)s", tied=tied, best=best,
+                                 mises=most, character=who)
         return self._grant(state, who, [])
 
     def _grant(self, state: RisqueState, who: str, events: list[Event]):
@@ -679,7 +705,8 @@ class Risque(Engine):
         part = risk.get(who)
         current = risk.participants[risk.speaker].character
         if who != current:
-            raise IllegalCommand(f"it is {current}'s turn to speak a Truth, not {who}'s")
+            raise IllegalCommand("it is %(speaker)s's turn to speak a Truth, not "
+                                 "%(character)s's", speaker=current, character=who)
         return risk, part
 
     @command("truths-from", character=str)
@@ -691,7 +718,8 @@ class Risque(Engine):
         who = cmd.args["character"]
         part = risk.get(who)
         if not part.has_more:
-            raise IllegalCommand(f"{who} has no Truth to speak (under 10)")
+            raise IllegalCommand("%(character)s has no Truth to speak (under 10)",
+                                 character=who)
         names = [p.character for p in risk.participants]
         return state.replace(risk=_replace(risk, speaker=names.index(who))), [
             Event("truths-from", {"character": who, "by": risk.privilege})]
@@ -717,8 +745,8 @@ class Risque(Engine):
         who = cmd.args["character"]
         risk, part = self._speaker(state, who, "sacrificing Mises for Glory")
         if part.kept < 2:
-            raise IllegalCommand(f"{who} has {part.kept} Mise{'s' * (part.kept != 1)} left; "
-                                 "1 Glory costs 2")
+            raise IllegalCommand("%(character)s has %(kept)d Mise(s) left; 1 Glory costs 2",
+                                 character=who, kept=part.kept)
         risk = _replace(risk.put(_replace(part, kept=part.kept - 2)),
                         truths_spoken=risk.truths_spoken + 1)
         char = state.by_name[who]

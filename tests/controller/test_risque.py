@@ -184,7 +184,7 @@ def test_the_privilege_keeps_every_mise_other_successes_half_and_failures_none()
                                                 dice=[4, 4, 3]),
                          C("roll", character="Bayushi Kachiko", dice=[6, 6]))
     assert ENGINE.in_round(state)
-    refused(state, C("roll", character="Bayushi Kachiko", dice=[1, 1]), "rolls 1 more die")
+    refused(state, C("roll", character="Bayushi Kachiko", dice=[1, 1]), "has 1 dice still to roll")
     state, events = play(state, C("roll", character="Bayushi Kachiko", dice=[1]),
                          C("roll", character="Hida Kisada", dice=[1, 2, 1, 2]))
     rolled = next(e for e in events if e.kind == "risque-rolled").data
