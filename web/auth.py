@@ -29,7 +29,8 @@ bp = Blueprint("auth", __name__)
 
 #: Endpoints reachable before the first-run wizard is done / without logging in.
 BEFORE_SETUP = frozenset({"auth.setup", "static", "auth.language", "health.healthz"})
-PUBLIC = frozenset({"auth.login", "auth.setup", "static", "auth.language", "health.healthz"})
+PUBLIC = frozenset({"auth.login", "auth.setup", "static", "auth.language", "health.healthz",
+                    "table.shared"})
 
 
 def users() -> UserStore:

@@ -16,7 +16,7 @@ from web.auth import banker_required
 from web.data import journal, table
 from web.i18n import N_, say, t
 from web.modes import page_for
-from web.table import describe
+from web.table import describe, secret_args
 
 bp = Blueprint("money", __name__, url_prefix="/money")
 
@@ -166,7 +166,8 @@ def index():
     return render_template("money/index.html", view=view, players=players,
                            records=list(reversed(records)), kinds=kinds, kind=kind,
                            readings=journal().readings(r.seq for r in records),
-                           describe=partial(describe, bet_words=bet_words),
+                           describe=partial(describe, bet_words=bet_words,
+                                            secret=secret_args()),
                            player=player, house=chart(tab.house_series()),
                            statements=statements, odds=odds_reports(),
                            chain_head=journal().head())

@@ -4,7 +4,9 @@ the mode's page, and the JSON door through which the banker's commands go."""
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
+from itsdangerous import BadSignature
 
+from controller import games
 from controller.errors import IllegalCommand
 from controller.games.base import Command, RoundEnded
 from controller.table import CommandIdReused
@@ -12,9 +14,19 @@ from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
 from web.i18n import refusal, say, t, word
-from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
+from web.modes import BET_RESULTS, CHIPS, PageInput, page_for, shared_signer
 
 bp = Blueprint("table", __name__)
+
+
+def secret_args() -> dict[str, tuple[str, ...]]:
+    """Every mode's arguments kept secret on screens (`Engine.secret_args`), by command kind:
+    the journal may hold commands of modes played earlier."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name in games.games():
+        for kind, args in (getattr(games.find_game(name), "secret_args", None) or {}).items():
+            out[kind] = tuple(dict.fromkeys(out.get(kind, ()) + tuple(args)))
+    return out
 
 
 def describe(record, bet_words: dict | None = None, secret=None) -> str:
@@ -114,6 +126,23 @@ def pending_context(mode) -> dict | None:
 @login_required
 def page():
     return render_template("table/page.html", **frame_context())
+
+
+@bp.get("/shared/<token>")
+def shared(token: str):
+    """A mode's shared part, read-only and without logging in, by its signed link; the page
+    reloads itself every few seconds."""
+    try:
+        mode_name, part = shared_signer().loads(token)
+    except (BadSignature, ValueError, TypeError):
+        abort(404, description=t("this link is not one the banker shared"))
+    now = table().snapshot()
+    state, engine = now.state, now.engine
+    mode = page_for(mode_name)
+    if state is None or state.mode != mode_name or mode.shared is None:
+        abort(410, description=t("this link is for a game no longer on the table"))
+    page = PageInput(engine, state, now.view(), banker=False)
+    return render_template(mode.shared_template, c=mode.shared(page, part), refresh=5)
 
 
 @bp.get("/table/panel")

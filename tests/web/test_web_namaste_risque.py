@@ -66,12 +66,16 @@ def test_a_namaste_turn_by_taps(browser, serve):  # noqa: F811
     # 13 sits in the centre circle now: a 13 can no longer go in its row or column.
     assert page.inner_text(sheet + " .nm-circle[data-circle='13']") == "13"
     shot(page, "namaste-2-entered")
-    # The link a player opens on a phone: that sheet alone, no buttons.
-    page.goto(url + "/?sheet=Daniel")
-    assert page.locator(".nm-sheet").count() == 1
-    assert page.locator(".nm-sheet[data-player='Daniel']").count() == 1
-    assert page.locator("#panel .nm [data-cmd]").count() == 0
+    # The link the banker shares, opened on a phone (not logged in): that sheet alone, no
+    # buttons, the circles of the current total lit.
+    link = page.get_attribute(".nm-sheet[data-player='Daniel'] a.nm-link", "href")
     page.close()
+    phone = new_page(browser, LANDSCAPE)
+    phone.goto(url + link)
+    assert phone.locator(".nm-sheet").count() == 1
+    assert phone.locator(".nm-sheet[data-player='Daniel']").count() == 1
+    assert phone.locator("[data-cmd]").count() == 0
+    phone.close()
 
 
 def test_a_risque_in_french_from_the_pool_builder_to_the_truths(browser, serve):  # noqa: F811
@@ -103,7 +107,7 @@ def test_a_risque_in_french_from_the_pool_builder_to_the_truths(browser, serve):
     act(page, table, hida + " button.rq-mise:text-is('1')")
     # Staked, not shown; the chance of 10 for every number of Mises is.
     row = page.inner_text(".rq-risk tr[data-character='Kakita Toshimoko']")
-    assert "misé" in row and "0: 100%" in row
+    assert "•" in row and "0: 100%" in row
     journal = page.inner_text(".journal")
     line = next(x for x in journal.splitlines() if "Kakita Toshimoko" in x and "mise" in x
                 and "pool" not in x)

@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask import current_app, url_for
+from itsdangerous import URLSafeSerializer
+
 import equipment
 from controller.errors import IllegalCommand
 from controller.games.base import Command, Engine, RoundEnded, State
@@ -57,6 +60,25 @@ class ModePage:
     #: How a round ended, in one line for the last settlement (given the session's `t`).
     ended_line: Callable[[RoundEnded, Callable[[str], str]], str] = field(
         default=lambda ended, t: result_line(ended, t))
+    #: A read-only part of the page a player opens by a link the banker shares (Namaste: one
+    #: player's sheet): its template and context, given the part's name (web/table.py
+    #: `shared_link`); None: the mode shares nothing.
+    shared_template: str = ""
+    shared: Callable[[PageInput, str], dict] | None = None
+
+
+#: Signs the links to a mode's shared read-only part (a player's phone opens it unlogged).
+SHARED_SALT = "feltbank.shared-part"
+
+
+def shared_signer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.secret_key, salt=SHARED_SALT)
+
+
+def shared_link(mode: str, part: str) -> str:
+    """The link to `part` of `mode`'s page, read-only, that the banker shares (signed with the
+    dashboard's secret key, so that no one makes one for another part)."""
+    return url_for("table.shared", token=shared_signer().dumps([mode, part]))
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:

@@ -4,11 +4,11 @@ or read by the camera, the standings at the end."""
 
 from __future__ import annotations
 
-from flask import request, url_for
+from flask import request
 
 from controller.games.namaste import CIRCLES, FACES, LABEL_OF, LABELS, NUMBER, karma_points
 from controller.settings import N_
-from web.modes import ModePage, PageInput, reason
+from web.modes import ModePage, PageInput, reason, shared_link
 
 #: The page's own words in French (English -> French): the record's page gives them to the
 #: dashboard's translations (`ModePage.french`).
@@ -21,14 +21,16 @@ FRENCH = {
     "may enter": "peut inscrire", "Winners": "Gagnants", "The game is over": "La partie est finie",
     "Last round: a sheet is full": "Dernier tour de table : une feuille est pleine",
     "Enter the roll": "Saisir le lancer", "Sheet link": "Lien de la feuille",
+    "This player has no sheet in the game on the table":
+        "Ce joueur n'a pas de feuille dans la partie sur la table",
     "The sheet alone, read-only: the link to open on the player's phone":
         "La feuille seule, en lecture : le lien à ouvrir sur le téléphone du joueur",
 }
 
 
-def sheet_grid(engine, state, player: str, banker: bool) -> list[list[dict | None]]:
+def sheet_grid(engine, state, player: str) -> list[list[dict | None]]:
     """The 7x7 grid of a player's sheet: None off the diamond; each circle its number, value,
-    pink or not, and the totals that may go in it now (each a command button)."""
+    pink or not, and the totals that may go in it now (lit on every screen)."""
     sheet = state.sheet(player)
     options = () if player in state.decided else engine.totals_for(state, player)
     legal = {t: set(sheet.legal(t)) for t in options}
@@ -36,13 +38,39 @@ def sheet_grid(engine, state, player: str, banker: bool) -> list[list[dict | Non
     for r, c in CIRCLES:
         n = NUMBER[(r, c)]
         grid[r][c] = {"n": n, "value": sheet.value(n), "pink": r == 3 or c == 3,
-                      "totals": [t for t in options if n in legal[t]] if banker else []}
+                      "totals": [t for t in options if n in legal[t]]}
     return grid
 
 
+def sheet_context(page: PageInput, player: str) -> dict:
+    """One player's sheet as every screen shows it: the grid with the circles the current
+    total may go in lit, the totals he may enter, points, spaces and bad karma."""
+    engine, state = page.engine, page.state
+    sheet = state.sheet(player)
+    active = player == state.active_player
+    deciding = state.roll is not None and player not in state.decided
+    return {
+        "player": player, "active": active, "first": sheet.first,
+        "grid": sheet_grid(engine, state, player),
+        "totals": list(engine.totals_for(state, player)) if deciding else [],
+        "deciding": deciding, "points": sheet.points, "karma_taken": list(sheet.karma),
+        "spaces": [{"line": name, "points": pts} for name, pts in sheet.spaces],
+        "karma": karma_points(state.roll.turquoise) if active and deciding else 0}
+
+
+def shared(page: PageInput, player: str) -> dict:
+    """The read-only page of one player's sheet (his phone, by the link the banker shares)."""
+    state, view = page.state, page.view
+    if player not in state.players:
+        return {"player": player, "sheet": None, "phase": state.phase}
+    return {"player": player, "sheet": sheet_context(page, player), "phase": state.phase,
+            "turn": state.turn, "active": state.active_player, "roll": view["roll"],
+            "ending": state.ending, "result": view["result"], "winners": view["winners"]}
+
+
 def context(page: PageInput) -> dict:
-    """Every sheet; with `?sheet=PLAYER` (the link a player opens on a phone), that player's
-    sheet alone, read-only."""
+    """Every sheet; with `?sheet=PLAYER`, that player's sheet alone, read-only (the link a
+    player opens on a phone is `shared`'s, which needs no login)."""
     engine, state, view = page.engine, page.state, page.view
     only = request.args.get("sheet")
     banker = page.banker and not only
@@ -51,20 +79,14 @@ def context(page: PageInput) -> dict:
         if only and player != only:
             continue
         sheet = state.sheet(player)
-        active = player == state.active_player
-        deciding = state.roll is not None and player not in state.decided
-        sheets.append({
-            "player": player, "active": active, "first": sheet.first,
-            "grid": sheet_grid(engine, state, player, banker),
-            "link": url_for("table.page", sheet=player),
-            "totals": list(engine.totals_for(state, player)) if deciding else [],
+        entry = sheet_context(page, player)
+        entry.update(
+            link=shared_link("namaste", player),
             # For each total this player may enter, the circles it may go in (the buttons).
-            "choices": [{"total": t, "circles": list(sheet.legal(t))}
-                        for t in engine.totals_for(state, player)] if deciding else [],
-            "deciding": deciding, "points": sheet.points, "karma_taken": list(sheet.karma),
-            "spaces": [{"line": name, "points": pts} for name, pts in sheet.spaces],
-            "karma": karma_points(state.roll.turquoise) if active and deciding else 0,
-            "pass_reason": reason(engine, state, "pass", player=player)})
+            choices=[{"total": t, "circles": list(sheet.legal(t))}
+                     for t in engine.totals_for(state, player)] if entry["deciding"] else [],
+            pass_reason=reason(engine, state, "pass", player=player))
+        sheets.append(entry)
     starts = [{"first": p, "reason": reason(engine, state, "start", first=p)}
               for p in state.seats]
     return {"phase": state.phase, "banker": banker, "only": only, "turn": state.turn,
@@ -98,6 +120,7 @@ JOURNAL = {
 }
 
 
-PAGE = ModePage("namaste", "modes/namaste.html", context,
+PAGE = ModePage("namaste", "modes/namaste.html", context, shared=shared,
+                shared_template="modes/namaste_sheet.html",
                 holder=lambda page: page.state.active_player, holder_word="Roll",
                 faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
