@@ -638,8 +638,10 @@ class CaptainsRochi(Engine):
 MODE = Mode(
     engine=CaptainsRochi(),
     equipment="roche",
-    odds_ref="controller.odds.rochi:odds",
+    odds_ref="controller.odds.captains_rochi:odds",
     odds_text_ref="controller.odds.rochi:odds_text",
+    simulate_ref="controller.odds.captains_rochi:simulate",
+    strategies=("deal-only", "random"),
     page_ref="web.modes.rochi:CAPTAINS_PAGE",
     result_words={CUT: RESULT_WORDS[CUT],
                   STOPPED: "the players stop and divide the pots",

@@ -106,8 +106,10 @@ def test_magdalenas_7_and_13_and_her_fellow_players_3_and_9():
     assert events[-1].data["totals"] == [7, 13] and events[-1].data["white_totals"] == [3, 9]
     assert ENGINE.totals_for(state, "Magdalena") == (7, 13)
     assert ENGINE.totals_for(state, "Daniel") == (3, 9)
-    refused(state, C("enter", player="Daniel", circle=1, total=7), "Daniel may enter one of these totals from this roll: 3, 9")
-    refused(state, C("enter", player="Magdalena", circle=1, total=9), "may enter one of these totals from this roll: 7, 13")
+    refused(state, C("enter", player="Daniel", circle=1, total=7),
+            "Daniel may enter one of these totals from this roll: 3, 9")
+    refused(state, C("enter", player="Magdalena", circle=1, total=9),
+            "may enter one of these totals from this roll: 7, 13")
     state, _ = play(state, C("enter", player="Magdalena", circle=12, total=7),
                     C("enter", player="Daniel", circle=12, total=9))
     assert state.sheet("Magdalena").value(12) == 7 and state.sheet("Daniel").value(12) == 9

@@ -63,3 +63,28 @@ def test_bad_positions_are_refused():
         next_cut((1,), (1,), 0, 2)
     with pytest.raises(ValueError, match="at least 1"):
         next_cut((0,), (1,), 0, 1)
+
+
+def test_captains_rochi_has_its_own_report_with_rochis_chances():
+    from controller.odds.captains_rochi import odds as captains_odds
+
+    report = captains_odds({})
+    assert report["game"] == "captains-rochi" and report["title"] == "Captain's Rochi"
+    # Nothing is seen at the start of either game: the same first-cut chances.
+    assert report["suits"] == odds({})["suits"]
+    assert all(b["house_edge"] == 0 for b in report["bets"])
+
+
+@pytest.mark.parametrize("mode", ["rochi", "captains-rochi"])
+def test_dealing_only_the_deck_cuts_each_suit_first_as_often_as_the_exact_chance(mode):
+    """`feltbank simulate MODE --strategy deal-only` through the real engine agrees with the
+    exact first-cut chances within 3 standard errors."""
+    from controller.simulate import simulate
+
+    report = simulate(mode, 1200, seed=7, strategy="deal-only")
+    assert {b["id"] for b in report["bets"]} == {f"first-cut-{s}" for s in
+                                                 ("mages", "realm", "world", "valor", "kin",
+                                                  "commons")}
+    for bet in report["bets"]:
+        assert bet["n"] == 1200
+        assert abs(bet["edge"] - bet["exact_edge"]) <= 3 * bet["se"], bet

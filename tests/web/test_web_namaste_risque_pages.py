@@ -9,7 +9,6 @@ import html as html_lib
 import re
 
 from conftest import open_table
-
 from itsdangerous import URLSafeSerializer
 
 from controller.games.base import Command
