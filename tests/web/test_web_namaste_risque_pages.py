@@ -116,3 +116,26 @@ def test_secret_mises_show_as_a_dot_on_every_screen_until_revealed(tmp_path, mak
         assert "Honour Reserve" in text(client.get("/table/panel"))
     finally:
         table.journal.close()
+
+
+def test_the_modes_are_switched_between_rounds_from_settings(client, banker, table):
+    """Settings takes the table to Rochi, Captain's Rochi, Namaste and Risque between rounds
+    (seats and money kept), and refuses while a round is under way, saying why."""
+    html = client.get("/settings/").text
+    for key in ("games.rochi.joining_fee", "games.rochi.markers", "games.captains-rochi.max_seats",
+                "games.namaste.max_seats", "games.risque.max_pool"):
+        assert f'name="{key}"' in html, key
+    for mode in ("rochi", "captains-rochi", "namaste", "risque"):
+        client.post("/settings/", data={"csrf_token": banker.token, "table.mode": mode})
+        response = client.post("/settings/apply", data={"csrf_token": banker.token})
+        assert response.status_code == 302, (mode, response.text)
+        assert table.state.mode == mode and table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
+        assert table.state.ledger.players() == dict.fromkeys(table.state.seats, 20)
+    # A Namaste game under way: no switching until it is over.
+    client.post("/settings/", data={"csrf_token": banker.token, "table.mode": "namaste"})
+    client.post("/settings/apply", data={"csrf_token": banker.token})
+    assert banker.command("start", first="Ginawa").status_code == 201
+    client.post("/settings/", data={"csrf_token": banker.token, "table.mode": "rochi"})
+    response = client.post("/settings/apply", data={"csrf_token": banker.token})
+    assert response.status_code == 422 and table.state.mode == "namaste"
+    assert "the game changes between rounds" in text(response)
