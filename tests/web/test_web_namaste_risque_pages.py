@@ -95,6 +95,14 @@ def test_secret_mises_show_as_a_dot_on_every_screen_until_revealed(tmp_path, mak
         row = re.search(r'<tr data-character="Kakita Toshimoko".*?</tr>', panel, re.S).group(0)
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
         assert ">•<" in cells[2] and "2" not in re.sub(r"<[^>]+>", "", cells[2])
+        # What is greyed says why, in French too: the Mises are revealed together.
+        reveal = re.search(r'<button[^>]*rq-reveal[^>]*>', panel).group(0)
+        assert 'aria-disabled="true"' in reveal
+        assert "les Mises sont dévoilées ensemble" in reveal and "en attente de Hida Kisada" in reveal
+        # So does the refusal of a command sent anyway.
+        refused = auth.command("reveal")
+        assert refused.status_code == 422
+        assert refused.json["error"].startswith("les Mises sont dévoilées ensemble")
         # The chance of reaching 10 with 3 dice, for 0, 1 and 2 Mises, before the roll.
         assert "0: 62%" in cells[3] and "1: 17%" in cells[3] and "2: 0%" in cells[3]
         assert "5/8" in cells[3]  # exact, in the tooltip
@@ -114,6 +122,8 @@ def test_secret_mises_show_as_a_dot_on_every_screen_until_revealed(tmp_path, mak
         # English is there for who asks for it.
         auth.client.post("/language/en", data={"csrf_token": auth.token, "next": "/"})
         assert "Honour Reserve" in text(client.get("/table/panel"))
+        refused = auth.command("reveal")
+        assert refused.status_code == 422 and refused.json["error"].startswith("not now")
     finally:
         table.journal.close()
 

@@ -5,6 +5,7 @@ reaching 10 before the roll, the roll, the Privilege and the Truths. In French b
 from __future__ import annotations
 
 from flask import session
+from flask_babel import force_locale
 
 from controller.games.risque import HONOUR_REASONS, PIP_LABELS
 from controller.settings import N_
@@ -64,6 +65,7 @@ FRENCH = {
     'danger to fulfil a duty': 'danger pour une obligation',
     "the Clan's Bushido": 'Bushido du Clan',
     'A Truth for 1 Honour': "Une Vérité pour 1 Point d'Honneur",
+    'add a character first': "ajoutez d'abord un Personnage",
 }
 
 #: The seed's reasons that add Honour, in words.
@@ -77,6 +79,14 @@ def tr(text: str) -> str:
     return text if session.get("lang") == "en" else FRENCH.get(text, text)
 
 
+def _reason(engine, state, kind: str, **args) -> str | None:
+    """Why a control is greyed, in French unless this screen chose English (as `tr`)."""
+    if session.get("lang"):
+        return reason(engine, state, kind, **args)
+    with force_locale("fr"):
+        return reason(engine, state, kind, **args)
+
+
 def context(page: PageInput) -> dict:
     engine, state, view = page.engine, page.state, page.view
     risk = view["risque"]
@@ -84,8 +94,8 @@ def context(page: PageInput) -> dict:
     out = {"tr": tr, "characters": view["characters"], "honour": view["honour"],
            "risk": risk, "last": view["last"], "alive": alive,
            "honour_reasons": list(HONOUR_REASONS), "honour_labels": HONOUR_LABELS,
-           "open_reason": reason(engine, state, "risque", characters=alive[:1])
-           if alive else "add a character first"}
+           "open_reason": _reason(engine, state, "risque", characters=alive[:1])
+           if alive else tr("add a character first")}
     if risk is not None:
         for p in risk["participants"]:
             who = p["character"]
@@ -93,14 +103,14 @@ def context(page: PageInput) -> dict:
                 p["mise_buttons"] = [{"mises": m, "reason": None}
                                      for m in range(p["pool"]["dice"])]
             if risk["phase"] == "truths":
-                p["from_reason"] = reason(engine, state, "truths-from", character=who)
+                p["from_reason"] = _reason(engine, state, "truths-from", character=who)
             if risk["phase"] == "rolling" and not p["rolled_all"]:
-                p["roll_reason"] = reason(engine, state, "roll", character=who, dice=[1])
-        out["reveal_reason"] = reason(engine, state, "reveal")
+                p["roll_reason"] = _reason(engine, state, "roll", character=who, dice=[1])
+        out["reveal_reason"] = _reason(engine, state, "reveal")
         if risk["phase"] == "truths":
             speaker = risk["speaker"]
-            out["truth_reason"] = reason(engine, state, "truth", character=speaker)
-            out["glory_reason"] = reason(engine, state, "glory", character=speaker)
+            out["truth_reason"] = _reason(engine, state, "truth", character=speaker)
+            out["glory_reason"] = _reason(engine, state, "glory", character=speaker)
         if risk["phase"] == "privilege":
             best = max(p["score"] for p in risk["participants"])
             out["tied"] = [p["character"] for p in risk["participants"] if p["score"] == best]
@@ -155,4 +165,5 @@ JOURNAL = {
 
 
 PAGE = ModePage("risque", "modes/risque.html", context, faces_for=faces_for, french=FRENCH,
+                default_language="fr",
                 journal_words=JOURNAL)
