@@ -51,3 +51,33 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
         assert "Winner: <strong>Chance</strong>" in page
     finally:
         table.journal.close()
+
+
+def test_a_card_read_unsure_waits_for_the_bankers_correction(tmp_path, make_app, auth):
+    """The camera's card, read without confidence: the banker is offered the cards of its suit
+    (every card one tap away), and the corrected card is dealt as the seed it is."""
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+    from web.camera import StillCamera
+
+    table = open_table(tmp_path / "rochi.sqlite3", mode="rochi",
+                       players=("Chance", "Benedict", "Aubrey"), coins=100)
+    try:
+        door = LiveTable(table)
+        app = make_app(table, camera=StillCamera(b"\xff\xd8\xff\xe0fake\xff\xd9"), live=door)
+        auth.client = app.test_client()
+        auth.setup()
+        assert auth.command("start-hand").status_code == 201
+        door.observe(Observation((Seen("KIN-6-DAY-02", 0.55, (100.0, 50.0)),)))
+        page = panel(auth.client)
+        row = re.search(r'<div class="die-row([^"]*)" data-row="i0"(.*?)</div>', page, re.S)
+        assert row and "uncertain" in row.group(0)
+        faces = re.findall(r'data-face="([A-Z0-9-]+)"', row.group(0))
+        assert faces[:12] == [f"KIN-6-{h}-{n:02d}" for h in ("DAY", "NIGHT") for n in range(1, 7)]
+        response = auth.client.post("/api/live/confirm", headers={"X-CSRF-Token": auth.token},
+                                    json={"pending": door.pending.id,
+                                          "corrections": {"0": "KIN-6-DAY-03"}})
+        assert response.status_code == 200, response.json
+        assert table.state.hand.seen == ("KIN-6-DAY-03",) and table.state.hand.seeds_left == 5
+    finally:
+        table.journal.close()

@@ -5,6 +5,7 @@ recognizer reads them."""
 
 from __future__ import annotations
 
+from controller.errors import IllegalCommand
 from controller.games.roche_deck import ROCHE
 from controller.modes import find_mode
 from controller.odds.rochi import from_table
@@ -121,6 +122,16 @@ def captains_context(page: PageInput) -> dict:
     }
 
 
+def faces_for(label: str | None) -> list[str]:
+    """The cards a card read as `label` may be, for the banker's correction: the cards of its
+    suit; every card of the deck when it is unread (or no Roche card)."""
+    try:
+        suit = ROCHE.card(label).suit
+    except IllegalCommand:
+        return [c.label for c in ROCHE.cards]
+    return list(ROCHE.of_suit(suit))
+
+
 #: The page's words in French (the shared ones are in web/i18n.py).
 FRENCH = {
     "Leader": "Meneur", "Turn": "Tour", "Deck": "Paquet", "Seed cards to deal":
@@ -198,7 +209,9 @@ CUTS_FIRST = {f"first-cut-{s.key}": phrase(N_("%(suit)s cut first"), suit=Name(s
 
 ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
                       holder=lambda page: page.state.leader, holder_word="Leader",
-                      bet_words=CUTS_FIRST, french=FRENCH, journal_words=JOURNAL)
+                      bet_words=CUTS_FIRST, faces_for=faces_for, french=FRENCH,
+                      journal_words=JOURNAL)
 CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
                          holder=lambda page: page.state.game.turn if page.state.game else None,
-                         holder_word="Turn", bet_words=CUTS_FIRST, french=FRENCH, journal_words=JOURNAL)
+                         holder_word="Turn", bet_words=CUTS_FIRST, faces_for=faces_for,
+                         french=FRENCH, journal_words=JOURNAL)
