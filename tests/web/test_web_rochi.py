@@ -81,3 +81,36 @@ def test_a_card_read_unsure_waits_for_the_bankers_correction(tmp_path, make_app,
         assert table.state.hand.seen == ("KIN-6-DAY-03",) and table.state.hand.seeds_left == 5
     finally:
         table.journal.close()
+
+
+def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth):
+    """Captain's Rochi on the page: the cut's settlement names winner and penalty; stopping by
+    agreement shows how the game ended and each share; a drop-out button per player."""
+    table = open_table(tmp_path / "captains.sqlite3", mode="captains-rochi",
+                       players=("Ann", "Bob"), coins=100)
+    try:
+        client = make_app(table).test_client()
+        auth.client = client
+        auth.setup()
+        assert auth.command("start-game").status_code == 201
+        for card in ["VALOR-5-DAY-01", "VALOR-5-DAY-02", "VALOR-5-DAY-03", "KIN-6-DAY-01",
+                     "COMMONS-7-DAY-01", "WORLD-4-DAY-01", "REALM-3-DAY-01", "COMMONS-7-DAY-02"]:
+            assert auth.command("deal", card=card).status_code == 201
+        page = panel(client)
+        assert re.findall(r'<button[^>]*drop-out[^>]*>\s*(\w+)', page) == ["Ann", "Bob"]
+        for cmd in (("play", "Ann", "VALOR-5-DAY-04"), ("play", "Bob", "VALOR-5-NIGHT-01")):
+            assert auth.command(cmd[0], player=cmd[1], card=cmd[2]).status_code == 201
+        assert auth.command("deal", player="Bob", card="VALOR-5-NIGHT-02").status_code == 201
+        page = panel(client)
+        result = re.search(r'id="rochi-result">(.*?)</section>', page, re.S).group(1)
+        assert "the suit cut: its owner wins" in result and "Winner: <strong>Bob</strong>" in result
+        assert re.search(r"<td>Ann</td><td[^>]*>1</td><td[^>]*>3</td><td[^>]*>2 \+ 1</td>", result)
+        # The drop-out waits for Ann's odd coin: its button says why.
+        button = re.search(r'<button[^>]*drop-out[^>]*>', page).group(0)
+        assert "odd penalty coin waits for a pot" in button
+        assert auth.command("stop").status_code == 201
+        result = re.search(r'id="rochi-result">(.*?)</section>', panel(client), re.S).group(1)
+        assert "the players stop and divide the pots" in result
+        assert "Pots divided: Ann 6, Bob 7" in result and "no winner" not in result
+    finally:
+        table.journal.close()
