@@ -128,6 +128,10 @@ def page():
     return render_template("table/page.html", **frame_context())
 
 
+#: Seconds between two loads of a shared part (a phone on the table's network, no login).
+SHARED_REFRESH = 5
+
+
 @bp.get("/shared/<token>")
 def shared(token: str):
     """A mode's shared part, read-only and without logging in, by its signed link; the page
@@ -142,7 +146,10 @@ def shared(token: str):
     if state is None or state.mode != mode_name or mode.shared is None:
         abort(410, description=t("this link is for a game no longer on the table"))
     page = PageInput(engine, state, now.view(), banker=False)
-    return render_template(mode.shared_template, c=mode.shared(page, part), refresh=5)
+    response = current_app.make_response(render_template(mode.shared_template,
+                                                         c=mode.shared(page, part)))
+    response.headers["Refresh"] = str(SHARED_REFRESH)
+    return response
 
 
 @bp.get("/table/panel")
