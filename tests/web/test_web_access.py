@@ -250,6 +250,9 @@ ACCESS = {
     ("POST", "/login"): "public",
     ("POST", "/language/en"): "public",
     ("GET", "/healthz"): "public",
+    # A mode's shared read-only part (a Namaste sheet on a player's phone): its signed link is
+    # the key; an unsigned one is a 404.
+    ("GET", "/shared/x"): "public",
     ("POST", "/logout"): "login",
     ("GET", "/"): "login",
     ("GET", "/table/panel"): "login",
