@@ -114,3 +114,28 @@ def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth)
         assert "Pots divided: Ann 6, Bob 7" in result and "no winner" not in result
     finally:
         table.journal.close()
+
+
+def test_a_refused_play_says_why_in_french(tmp_path, make_app, auth):
+    """A Rochi refusal is a template with named values: in French the words are French and the
+    names stay as they are."""
+    table = open_table(tmp_path / "rochi.sqlite3", mode="rochi",
+                       players=("Chance", "Benedict", "Aubrey"), coins=100)
+    try:
+        client = make_app(table).test_client()
+        auth.client = client
+        auth.setup()
+        assert auth.command("start-hand").status_code == 201
+        refused = auth.command("play", player="Benedict", card="KIN-6-DAY-02")
+        assert refused.json["error"] == "the stacks are being seeded (seed cards to deal: 6); " \
+                                        "Benedict cannot play yet"
+        client.post("/language/fr", data={"csrf_token": auth.token, "next": "/"})
+        refused = auth.command("play", player="Benedict", card="KIN-6-DAY-02")
+        assert refused.json["error"] == ("les piles sont en cours d'ensemencement (cartes de "
+                                         "semis à donner : 6) ; Benedict ne peut pas encore jouer")
+        for card in SEEDS:
+            assert auth.command("deal", card=card).status_code == 201
+        refused = auth.command("play", player="Benedict", card="KIN-6-DAY-02")
+        assert refused.json["error"] == "c'est le tour de Chance, pas celui de Benedict"
+    finally:
+        table.journal.close()
