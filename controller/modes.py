@@ -158,8 +158,8 @@ def find_mode(name: str) -> Mode:
     try:
         return found[name]
     except (KeyError, TypeError):
-        raise IllegalCommand(
-            f"{name!r} is not a game mode here; modes: {', '.join(found)}") from None
+        raise IllegalCommand("%(name)s is not a game mode here; modes: %(modes)s",
+                             name=repr(name), modes=tuple(found)) from None
 
 
 def with_part(part: str) -> list[str]:

@@ -64,17 +64,19 @@ def loads_object(text: str) -> dict:
         elif ch in "[{":
             depth += 1
             if depth > MAX_JSON_DEPTH:
-                raise IllegalCommand(f"the JSON is nested more than {MAX_JSON_DEPTH} deep")
+                raise IllegalCommand("the JSON is nested more than %(depth)s deep",
+                                     depth=MAX_JSON_DEPTH)
         elif ch in "]}":
             depth -= 1
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise IllegalCommand(f"not a JSON object (not valid JSON: {exc.msg} at column "
-                             f"{exc.colno})") from None
+        raise IllegalCommand("not a JSON object (not valid JSON: %(why)s at column "
+                             "%(column)s)", why=exc.msg, column=exc.colno) from None
     except ValueError as exc:
         # Python's own limit on the digits of a whole number (4,300), or NaN/Infinity.
-        raise IllegalCommand(f"not a JSON object this table reads: {exc}") from None
+        raise IllegalCommand("not a JSON object this table reads: %(why)s",
+                             why=str(exc)) from None
     if not isinstance(data, dict):
         raise IllegalCommand("a command is a JSON object with 'kind' and its arguments, e.g. "
                              '{"kind": "buy-in", "player": "Ann", "amount": 20}')
@@ -185,7 +187,8 @@ class Pays:
         """Coins won on `stake`, besides the stake itself."""
         won = self.ratio * stake
         if won.denominator != 1:
-            raise IllegalCommand(f"a stake of {stake} does not pay whole coins at {self}")
+            raise IllegalCommand("a stake of %(stake)s does not pay whole coins at %(pays)s",
+                                 stake=stake, pays=str(self))
         return int(won)
 
     def times(self, factor: int) -> Pays:

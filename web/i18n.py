@@ -24,6 +24,8 @@ from pathlib import Path
 from flask import current_app, has_request_context, session
 from flask_babel import Babel, format_decimal, gettext, ngettext
 
+from controller.errors import fill
+
 LANGUAGES = ("en", "fr")
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
@@ -108,21 +110,12 @@ def mode_words() -> dict[str, str]:
 
 def refusal(exc: Exception) -> str:
     """Why a command was refused, in the page's language: a rules' template and its values
-    are translated apart (a name, a bet, a face; a list item by item)."""
+    are translated apart (a name, a bet, a face; a list item by item; `Words` within)."""
     template = getattr(exc, "template", None)
-    values = getattr(exc, "values", None)
     if template is None:
         return t(str(exc))
-    if not values:
-        return t(template)
-
-    def words(value):
-        if isinstance(value, list | tuple):
-            return ", ".join(words(v) for v in value)
-        return t(value) if isinstance(value, str) else value
-
     try:
-        return t(template) % {k: words(v) for k, v in values.items()}
+        return fill(template, getattr(exc, "values", None) or {}, t)
     except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
         return str(exc)
 

@@ -47,9 +47,11 @@ class Seen:
                 candidates=tuple((str(c[0]), float(c[1])) for c in data.get("candidates", ())),
             )
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise IllegalCommand(f"an observed object is malformed: {exc}") from None
+            raise IllegalCommand("an observed object is malformed: %(why)s",
+                                 why=str(exc)) from None
         if seen.zone not in ZONES:
-            raise IllegalCommand(f"zone {seen.zone!r}: one of {', '.join(ZONES)}")
+            raise IllegalCommand("zone %(zone)s: one of %(zones)s", zone=repr(seen.zone),
+                                 zones=ZONES)
         return seen
 
     def to_json(self) -> dict:
@@ -80,8 +82,8 @@ class Observation:
         objects = list(self.objects)
         for index, label in labels.items():
             if not 0 <= index < len(objects):
-                raise IllegalCommand(f"there is no object {index} in this observation "
-                                     f"(0 to {len(objects) - 1})")
+                raise IllegalCommand("there is no object %(index)s in this observation (0 to "
+                                     "%(last)s)", index=index, last=len(objects) - 1)
             objects[index] = Seen(label, 1.0, objects[index].center, objects[index].zone,
                                   False, "die", objects[index].candidates)
         return Observation(tuple(objects))
