@@ -94,8 +94,9 @@ class Mode:
 
     def _part(self, ref: str, what: str) -> Callable:
         if not ref:
-            raise IllegalCommand(f"{self.title} has no {what}; modes with one: "
-                                 + ", ".join(m.name for m in modes().values()
+            raise IllegalCommand("%(game)s has no %(what)s; modes with one: %(modes)s",
+                                 game=self.title, what=what,
+                                 modes=tuple(m.name for m in modes().values()
                                              if getattr(m, _REFS[what])))
         return resolve_ref(ref)
 

@@ -30,31 +30,6 @@ log = logging.getLogger(__name__)
 #: The kanji printed on each face (the seed's dice, from equipment/fortunes-and-winds.json).
 KANJI = glyphs(EQUIPMENT)
 
-#: The page's words in French.
-FRENCH = {
-    "no combination": "pas de combinaison",
-    "Set aside": "Mettre de côté",
-    "Set aside the selected dice": "Mettre de côté les dés choisis",
-    "Pass the dice": "Passer les dés",
-    "Advisor": "Conseil",
-    "Standard Bet": "Mise standard",
-    "Bet for Lord Moon": "Mise pour Seigneur Lune",
-    "Earth die": "Dé de la Terre",
-    "Water die": "Dé de l'Eau",
-    "Fire die": "Dé du Feu",
-    "Air die": "Dé de l'Air",
-    "Moon die": "Dé de la Lune",
-    "Lord Moon: bets lost": "Seigneur Lune : mises perdues",
-    "won the last turn: a new turn, or pass the dice":
-        "a gagné le dernier tour : nouveau tour, ou passer les dés",
-    "New turn: lay the bets": "Nouveau tour : posez les mises",
-    "Win: bet 2 to win 3": "Gagne : 2 pour gagner 3",
-    "Lose: bet 3 to win 2": "Perd : 3 pour gagner 2",
-    "3 rolls: bet 1 to win 1": "3 lancers : 1 pour gagner 1",
-    "Fewer: bet 1 to win 1, bar Fortunes & Winds":
-        "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
-}
-
 #: The felt's spaces for one seat, as the seed draws them: (bet, name, words), two rows.
 FELT = (
     (("daikoku-for", "Daikoku's Belly", "Win: bet 2 to win 3"),
@@ -170,4 +145,4 @@ def ended_line(ended: RoundEnded, t) -> str:
 PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
                 holder=lambda page: page.state.shooter,
                 bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
-                faces_for=faces_for, face_marks=KANJI, french=FRENCH, ended_line=ended_line)
+                faces_for=faces_for, face_marks=KANJI, ended_line=ended_line)
