@@ -32,7 +32,7 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 #: Words the scripts need (handed to app.js already translated).
 SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm",
                 "Tap the face of each uncertain die, even if it is right:",
-                "no answer from the table: check the network")
+                "no answer from the table: check the network", "tap the face of the")
 
 
 def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name

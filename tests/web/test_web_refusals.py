@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from flask import session
 
@@ -30,8 +31,6 @@ def french():
 
 #: What a template is given to: the refusals, the settings a table refuses, words inside them.
 CALLS = {"IllegalCommand", "ConfigError", "Words"}
-#: `pybabel extract` keywords that find them (web/i18n.py, docs/dashboard.md).
-EXTRACT_KEYWORDS = {name: None for name in CALLS}
 
 GAMES = ROOT / "controller" / "games"
 #: Every module of the rules, and the table's modules whose refusals the dashboard shows.
@@ -138,10 +137,12 @@ def test_the_walk_catches_an_f_string(tmp_path):
 
 
 def test_pybabel_extract_finds_every_template():
-    """The docs' `pybabel extract ... -k IllegalCommand -k ConfigError -k Words` finds them."""
+    """`pybabel extract -F web/babel.cfg` (its keywords for controller/) finds every template."""
+    with (ROOT / "web" / "babel.cfg").open() as f:
+        method_map, options_map = parse_mapping_cfg(f)
+    assert set(options_map["controller/**.py"]["keywords"]) >= CALLS
     extracted = {message for _, _, message, _, _ in extract_from_dir(
-        str(ROOT / "controller"), [("**.py", "python")], keywords=EXTRACT_KEYWORDS,
-        comment_tags=())}
+        str(ROOT), method_map, options_map, keywords={}, comment_tags=())}
     converted = [p for p in MODULES if Path(p).name not in NOT_YET]
     missing = sorted({t for p in converted for _, t, _ in templates(p)[0]} - extracted)
     assert missing == []

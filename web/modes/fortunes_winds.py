@@ -22,7 +22,7 @@ from controller.games.fortunes_winds import (
     smallest_stake,
     stake_unit,
 )
-from web.i18n import tn
+from web.i18n import N_, t, tn
 from web.modes import ModePage, PageInput, glyphs, manual_rows, reason, result_line
 
 log = logging.getLogger(__name__)
@@ -105,9 +105,10 @@ def context(page: PageInput) -> dict:
                      "pickable": bool(pickable and face and not aside and name != MOON_DIE)})
     first_pick = next((d["face"] for d in dice if d["pickable"]), None)
     set_aside_reason = (reason(engine, state, "set-aside", dice=[first_pick]) if first_pick
-                        else "dice are set aside after a roll with neither Lord Moon nor a "
-                             "combination" if not state.roll else
-                        f"at most {MAX_SET_ASIDE} white dice are set aside in a turn")
+                        else t(N_("dice are set aside after a roll with neither Lord Moon nor "
+                                  "a combination")) if not state.roll else
+                        t(N_("at most %(most)s white dice are set aside in a turn"))
+                        % {"most": MAX_SET_ASIDE})
     return {"seats": seats, "dice": dice, "shooter": state.shooter, "roll": state.roll,
             "phase": view["phase"], "may_set_aside": view["may_set_aside"],
             "set_aside_reason": set_aside_reason,
