@@ -3,33 +3,35 @@
 from __future__ import annotations
 
 
-class Words:
-    """English words that name things, as a template and its values, translated apart.
+class Words(str):
+    """English words that name things: the English itself (a `str`), and the template and
+    values it was made of, so that the dashboard translates them apart.
 
-    `Words("the %(die)s die", die="Earth")` reads "the Earth die"; the dashboard translates
-    the template and each value (web/i18n.py `refusal`). A value may be a string (a word the
-    catalog translates, or a name it leaves alone), a number, a list or tuple (its items joined
-    with commas) or Words again. A template without values is never %-formatted.
+    `Words("the %(die)s die", die="Earth")` is "the Earth die"; web/i18n.py `refusal` reads
+    it in the page's language. A value may be a string (a word the catalog translates, or a
+    name it leaves alone), a number, a list or tuple (its items joined with commas) or Words
+    again. A template without values is never %-formatted.
     """
 
-    __slots__ = ("template", "values")
+    template: str
+    values: dict
 
-    def __init__(self, template: str, /, **values):
+    def __new__(cls, template: str, /, **values):
+        self = super().__new__(cls, fill(template, values, str))
         self.template = template
         self.values = values
+        return self
 
-    def __str__(self) -> str:
-        return fill(self.template, self.values, str)
+    def __getnewargs__(self):  # a copy or a pickle is the English, as a plain template
+        return (str(self),)
 
-    def __repr__(self) -> str:
-        return f"Words({self.template!r}, **{self.values!r})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Words) and (self.template, self.values) == (
-            other.template, other.values)
-
-    def __hash__(self) -> int:
-        return hash(self.template)
+    @classmethod
+    def of(cls, reason) -> str:
+        """A refusal's reason as Words (a plain string stays one)."""
+        template = getattr(reason, "template", None)
+        if template is None:
+            return str(reason)
+        return cls(template, **getattr(reason, "values", {}))
 
 
 def fill(template: str, values: dict, word) -> str:

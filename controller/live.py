@@ -53,6 +53,14 @@ def unread_words(observation: Observation, indexes) -> Words:
     return Words("tap the face of dice %(dice)s to confirm or correct it", dice=dice)
 
 
+def semicolons(reasons) -> Words | str:
+    """Reasons one after the other, separated by semicolons."""
+    *first, out = [Words.of(r) for r in reasons]
+    for reason in reversed(first):
+        out = Words("%(first)s; %(then)s", first=reason, then=out)
+    return out
+
+
 def reading_record(pending: Pending, corrections: Mapping[int, str], by: str) -> dict:
     """What the journal keeps of a reading: each object as read, the banker's taps (a tap on
     the face read confirms an uncertain die as read) and who tapped, the frame."""
@@ -141,7 +149,7 @@ class LiveTable:
                 except IllegalCommand as exc:
                     # The state moved between the read and the apply: the banker looks.
                     pending = Pending(pending.id, observation,
-                                      Reading(problems=(str(exc),), faces=reading.faces),
+                                      Reading(problems=(Words.of(exc),), faces=reading.faces),
                                       extra or {})
                 else:
                     self.pending = None
@@ -164,7 +172,7 @@ class LiveTable:
             reading = self.read(observation)
             if not reading.ready:
                 if reading.problems:
-                    raise IllegalCommand("%(problems)s", problems="; ".join(reading.problems))
+                    raise IllegalCommand("%(problems)s", problems=semicolons(reading.problems))
                 raise IllegalCommand.because(unread_words(pending.observation,
                                                           reading.uncertain))
             outcomes = self._apply(pending, reading, corrections or {}, by)

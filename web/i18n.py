@@ -60,6 +60,10 @@ JOURNAL_WORDS = {
 }
 
 
+#: Where the camera saw a die (controller/games/observation.py ZONES), in words.
+ZONE_WORDS = {"rolling": N_("rolling area"), "tray": N_("tray"), "outside": N_("off the felt")}
+
+
 def word(key: str) -> str:
     """A command, argument or event name of the journal in the page's language."""
     return t(JOURNAL_WORDS.get(key, key))

@@ -11,7 +11,7 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.i18n import refusal, t, word
+from web.i18n import ZONE_WORDS, refusal, t, word
 from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
@@ -100,11 +100,12 @@ def pending_context(mode) -> dict | None:
                 (others if faces else faces).append(label)
         rows.append({"index": index, "label": seen.label, "confidence": seen.confidence,
                      "center": [round(float(v), 1) for v in seen.center],
-                     "zone": seen.zone, "kind": seen.kind, "unsure": unsure, "faces": faces,
+                     "zone": seen.zone, "zone_words": t(ZONE_WORDS.get(seen.zone, seen.zone)),
+                     "kind": seen.kind, "unsure": unsure, "faces": faces,
                      "others": others,
                      "crop": index < len(crops) and isinstance(crops[index], bytes | bytearray)
                      and bool(crops[index])})
-    return {"id": pending.id, "rows": rows, "problems": list(reading.problems),
+    return {"id": pending.id, "rows": rows, "problems": [refusal(p) for p in reading.problems],
             "ready": reading.ready,
             "frame": isinstance(pending.extra.get("frame_jpeg"), bytes | bytearray),
             "marks": mode.face_marks}

@@ -541,11 +541,11 @@ class FortunesWinds(Engine):
         the banker; a die read without enough confidence is uncertain."""
         shooter = state.shooter
         if shooter is None:
-            return Reading(problems=("nobody is seated to shoot",))
+            return Reading(problems=(Words("nobody is seated to shoot"),))
         if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
-            return Reading(problems=(f"no roll is expected yet: {shooter} (the shooter) lays a "
-                                     "standard bet first",))
-        problems: list[str] = []
+            return Reading(problems=(Words("no roll is expected yet: %(shooter)s (the shooter) "
+                                           "lays a standard bet first", shooter=shooter),))
+        problems: list[Words] = []
         uncertain: list[int] = []
         showing = state.showing_map()
 
@@ -555,7 +555,8 @@ class FortunesWinds(Engine):
                 uncertain.append(index)
                 return None
             if seen.label not in DIE_OF:
-                problems.append(f"{seen.label} is not a face of the Fortunes and Winds dice")
+                problems.append(Words("%(label)s is not a face of the Fortunes and Winds dice",
+                                      label=seen.label))
                 return None
             return DIE_OF[seen.label]
 
@@ -564,52 +565,60 @@ class FortunesWinds(Engine):
         counted = {"tray": 0, "rolling": 0}
         for index, seen in enumerate(observation.objects):
             if seen.kind != "die":
-                problems.append("something that is not a die is on the felt (a hand?)")
+                problems.append(Words("something that is not a die is on the felt (a hand?)"))
                 continue
             if seen.zone == "outside":
-                problems.append(f"a die ({seen.label or 'unread'}) lies outside the felt")
+                problems.append(Words("a die (%(label)s) lies outside the felt",
+                                      label=seen.label or N_("unread")))
                 continue
             if seen.cocked:
-                problems.append(f"a die ({seen.label or 'unread'}) is cocked, not flat: "
-                                "it is thrown again")
+                problems.append(Words("a die (%(label)s) is cocked, not flat: it is thrown again",
+                                      label=seen.label or N_("unread")))
             counted[seen.zone] += 1
             die = sure(index, seen)
             if die is None:
                 continue
             place = tray if seen.zone == "tray" else rolled
             if die in tray or die in rolled:
-                problems.append(f"two faces of the {DIE[die].title} are read "
-                                f"({(tray | rolled)[die]} and {seen.label})")
+                problems.append(Words("two faces of the %(die)s are read (%(face)s and "
+                                      "%(other)s)", die=DIE[die].title,
+                                      face=(tray | rolled)[die], other=seen.label))
                 continue
             place[die] = seen.label
 
         # Dice set aside earlier rest in the tray as they were.
         for die in state.set_aside:
             if die in rolled:
-                problems.append(f"the {DIE[die].title} is set aside; it lies in the rolling area")
+                problems.append(Words("the %(die)s is set aside; it lies in the rolling area",
+                                      die=DIE[die].title))
             elif die in tray and tray[die] != showing[die]:
-                problems.append(f"the set-aside {DIE[die].title} moved: it showed "
-                                f"{showing[die]}, it shows {tray[die]}")
+                problems.append(Words("the set-aside %(die)s moved: it showed %(face)s, it "
+                                      "shows %(now)s", die=DIE[die].title, face=showing[die],
+                                      now=tray[die]))
         # Dice newly in the tray are set aside now, showing what they showed on the last roll.
         newly = [die for die in tray if die not in state.set_aside]
         for die in newly:
             if not state.roll:
-                problems.append("dice are set aside after a roll of the turn; the tray should "
-                                f"be empty (the {DIE[die].title} is in it)")
+                problems.append(Words("dice are set aside after a roll of the turn; the tray "
+                                      "should be empty (the %(die)s is in it)",
+                                      die=DIE[die].title))
             elif die == MOON_DIE:
-                problems.append("the black Moon die is rolled every roll; it is in the tray")
+                problems.append(Words("the black Moon die is rolled every roll; it is in the "
+                                      "tray"))
             elif tray[die] != showing[die]:
-                problems.append(f"the {DIE[die].title} in the tray shows {tray[die]}; it "
-                                f"showed {showing[die]} on the last roll")
+                problems.append(Words("the %(die)s in the tray shows %(face)s; it showed "
+                                      "%(before)s on the last roll", die=DIE[die].title,
+                                      face=tray[die], before=showing[die]))
         must = [d for d in state.to_roll() if d not in newly]
         if counted["tray"] < len(state.set_aside):
-            problems.append(f"{len(state.set_aside)} set-aside dice belong in the tray; "
-                            f"{counted['tray']} are there")
+            problems.append(Words("%(aside)s set-aside dice belong in the tray; %(there)s are "
+                                  "there", aside=len(state.set_aside), there=counted["tray"]))
         if counted["rolling"] != len(must):
-            problems.append(f"the roll shows {counted['rolling']} dice in the rolling area; "
-                            f"it must show {len(must)}: {dice_words(must)}")
+            problems.append(Words("the roll shows %(shown)s dice in the rolling area; it must "
+                                  "show %(must)s: %(dice)s", shown=counted["rolling"],
+                                  must=len(must), dice=dice_words(must)))
         elif MOON_DIE not in rolled and not uncertain:
-            problems.append("the black Moon die is not in the rolling area")
+            problems.append(Words("the black Moon die is not in the rolling area"))
         faces = {d: showing.get(d) for d in state.set_aside}
         faces.update({d: tray[d] for d in newly})
         faces.update(rolled)
@@ -626,7 +635,7 @@ class FortunesWinds(Engine):
             try:
                 trial, _ = self.apply(trial, cmd)
             except IllegalCommand as exc:
-                return Reading(problems=(str(exc),), faces=faces)
+                return Reading(problems=(Words.of(exc),), faces=faces)
         return Reading(tuple(commands), faces=faces)
 
     def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:

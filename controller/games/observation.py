@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from controller.errors import IllegalCommand
+from controller.errors import IllegalCommand, Words
 from controller.protocol import Command
 
 #: Table zones (set in the table geometry): where dice are thrown, where set-aside dice rest.
@@ -103,7 +103,8 @@ class Reading:
     """
 
     commands: tuple[Command, ...] = ()
-    problems: tuple[str, ...] = ()
+    #: Why the banker must look, in words (`Words`, or plain English strings).
+    problems: tuple[Words | str, ...] = ()
     uncertain: tuple[int, ...] = ()
     #: What the dice show as read, for the screens: die name -> label (or None).
     faces: Mapping[str, str | None] = field(default_factory=dict)
@@ -114,5 +115,5 @@ class Reading:
 
     def to_json(self) -> dict:
         return {"ready": self.ready, "commands": [c.to_json() for c in self.commands],
-                "problems": list(self.problems), "uncertain": list(self.uncertain),
+                "problems": [str(p) for p in self.problems], "uncertain": list(self.uncertain),
                 "faces": dict(self.faces)}

@@ -237,3 +237,37 @@ def test_the_modes_pages_words_of_fortunes_winds_and_hazard_are_in_the_catalog()
 
     assert page_for("fortunes-winds").french == {}
     assert page_for("hazard").french == {}
+
+
+def test_what_the_camera_reading_does_not_fit_reads_in_french(app):
+    """A reading's problems (shown on the waiting reading, and as the refusal of its Confirm)
+    are Words: English as before, French on a French page, joined by semicolons."""
+    from controller.games.observation import Observation, Seen
+    from controller.live import semicolons
+
+    state = _table("fortunes-winds", BET)
+    seen = [Seen(face, 0.99) for face in ("NORTH", "EAST", "FIRE", "BIRD")]
+    seen.append(Seen("SUN", 0.99, cocked=True))
+    reading = games.find_game("fortunes-winds").read(state, Observation(tuple(seen)))
+    assert reading.problems == ("a die (SUN) is cocked, not flat: it is thrown again",)
+    seen[4] = Seen(None, 0.3, zone="outside")
+    reading = games.find_game("fortunes-winds").read(state, Observation(tuple(seen)))
+    assert reading.problems == (
+        "a die (unread) lies outside the felt",
+        "the roll shows 4 dice in the rolling area; it must show 5: the Earth, Water, Fire, "
+        "Air and Moon dice")
+    exc = IllegalCommand("%(problems)s", problems=semicolons(reading.problems))
+    assert str(exc) == "; ".join(reading.problems)
+    with app.test_request_context():
+        session["lang"] = "fr"
+        assert refusal(exc) == (
+            "un dé (non lu) est hors du tapis ; le lancer montre 4 dés dans la zone de lancer ; "
+            "il doit en montrer 5 : les dés Terre, Eau, Feu, Air et Lune")
+
+
+def test_words_are_their_english():
+    words = Words("the %(die)s die", die="Earth")
+    assert words == "the Earth die" and "Earth" in words and isinstance(words, str)
+    assert (words.template, words.values) == ("the %(die)s die", {"die": "Earth"})
+    assert Words.of(IllegalCommand("no dice")) == "no dice"
+    assert Words.of("plain") == "plain" and type(Words.of("plain")) is str
