@@ -2,10 +2,11 @@
 
 English is the source language: every word a user sees is written in English in the code and
 marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` for plurals,
-`N_("...")` for words kept in tables and translated later). The shared words' French lives in
-`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it; a mode's
-own words (its page, bets, results, settings) are its page's `ModePage.french`, looked up
-when the shared catalog has no entry (docs/adding-a-mode.md).
+`N_("...")` for words kept in tables and translated later; the rules' refusals are literal
+templates with named values, `IllegalCommand("...%(name)s...", name=...)` and `Words(...)`,
+translated by `refusal`). The French lives in `web/translations/fr/LC_MESSAGES/messages.po`,
+compiled to `messages.mo` beside it; the newer modes' pages still carry their own words in
+`ModePage.french`, looked up when the catalog has no entry, until they move into it.
 
 To add or change words (docs/dashboard.md, "Languages"):
     pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
