@@ -25,7 +25,8 @@ from pathlib import Path
 from flask import current_app, has_request_context, session
 from flask_babel import Babel, format_decimal, gettext, ngettext
 
-from controller.errors import fill
+from controller.errors import Words, fill
+from controller.settings import Name
 
 LANGUAGES = ("en", "fr")
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
@@ -67,7 +68,7 @@ ZONE_WORDS = {"rolling": N_("rolling area"), "tray": N_("tray"), "outside": N_("
 
 def word(key: str) -> str:
     """A command, argument or event name of the journal in the page's language."""
-    return t(JOURNAL_WORDS.get(key, key))
+    return t(JOURNAL_WORDS.get(key) or mode_journal_words().get(key, key))
 
 
 def source_words(source: str) -> str:
@@ -113,6 +114,35 @@ def mode_words() -> dict[str, str]:
     return words
 
 
+def say(words) -> str:
+    """Words in the page's language: a plain text, or a template and its values
+    (`controller.settings.phrase`, or `controller.errors.Words`) translated apart: words
+    translated, names (`Name`) and numbers left as they are, a list item by item, Words within
+    as Words."""
+    if isinstance(words, Words):
+        return fill(words.template, words.values, _word)
+    if not isinstance(words, tuple):
+        return t(words)
+    template, values = words
+    return fill(template, values, _word)
+
+
+def _word(text: str) -> str:
+    return text if isinstance(text, Name) else t(text)
+
+
+@cache
+def mode_journal_words() -> dict[str, str]:
+    """Every mode page's journal words (`ModePage.journal_words`)."""
+    from controller.modes import modes
+    from web.modes import page_for
+
+    words: dict[str, str] = {}
+    for name in modes():
+        words.update(page_for(name).journal_words)
+    return words
+
+
 def refusal(exc: Exception) -> str:
     """Why a command was refused, in the page's language: a rules' template and its values
     are translated apart (a name, a bet, a face; a list item by item; `Words` within)."""
@@ -120,7 +150,7 @@ def refusal(exc: Exception) -> str:
     if template is None:
         return t(str(exc))
     try:
-        return fill(template, getattr(exc, "values", None) or {}, t)
+        return say((template, getattr(exc, "values", None) or {}))
     except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
         return str(exc)
 
