@@ -261,7 +261,7 @@ def test_what_the_camera_reading_does_not_fit_reads_in_french(app):
     with app.test_request_context():
         session["lang"] = "fr"
         assert refusal(exc) == (
-            "un dé (non lu) est hors du tapis ; le lancer montre 4 dés dans la zone de lancer ; "
+            "un dé (non lu) est hors du tapis ; le lancer montre 4 dés sur la piste ; "
             "il doit en montrer 5 : les dés Terre, Eau, Feu, Air et Lune")
 
 
