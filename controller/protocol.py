@@ -24,7 +24,7 @@ from math import gcd
 from types import MappingProxyType
 from typing import Any
 
-from controller.errors import IllegalCommand
+from controller.errors import ConfigError, IllegalCommand
 from controller.ledger import Entry
 
 __all__ = ["MAX_INT", "MAX_JSON_DEPTH", "MAX_PAYS", "MAX_STAKE", "RESERVED_KEYS", "ROUND_ENDED",
@@ -154,7 +154,8 @@ class Pays:
 
     def __post_init__(self) -> None:
         if type(self.win) is not int or type(self.per) is not int or self.win < 0 or self.per < 1:
-            raise ValueError(f"{self.win}:{self.per} is not a pay rate: expected X:Y, whole X >= 0, Y >= 1")
+            raise ConfigError("%(win)s:%(per)s is not a pay rate: expected X:Y, whole X >= 0, "
+                              "Y >= 1", win=self.win, per=self.per)
 
     @classmethod
     def parse(cls, text: str) -> Pays:
@@ -164,11 +165,12 @@ class Pays:
             win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
             pays = cls(win, per)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"{str(text)[:64]!r} is not a pay rate: write it as X:Y, e.g. "
-                             "\"3:2\"") from None
+            raise ConfigError("%(text)s is not a pay rate: write it as X:Y, e.g. \"3:2\"",
+                              text=repr(str(text)[:64])) from None
         if pays.win > MAX_PAYS or pays.per > MAX_PAYS:
-            raise ValueError(f"{str(text)[:64]!r} is not a pay rate from 0:1 to {MAX_PAYS}:1: "
-                             f"X from 0 to {MAX_PAYS}, Y from 1 to {MAX_PAYS}")
+            raise ConfigError("%(text)s is not a pay rate from 0:1 to %(most)s:1: X from 0 to "
+                              "%(most)s, Y from 1 to %(most)s", text=repr(str(text)[:64]),
+                              most=MAX_PAYS)
         return pays
 
     def __str__(self) -> str:

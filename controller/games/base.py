@@ -27,7 +27,7 @@ from controller.ledger import (
     player_account,
 )
 from controller.protocol import MAX_INT, MAX_STAKE, Command, Event, Pays, RoundEnded
-from controller.settings import Setting, resolve
+from controller.settings import TYPE_WORDS, Name, Setting, resolve
 
 __all__ = [
     "Arg",
@@ -56,19 +56,14 @@ class Arg:
     minimum: int | None = None
     choices: tuple | None = None
 
-    def describe(self) -> Words | str:
-        """What the argument accepts, in words (`str()` of it is the English)."""
-        words: Words | str = TYPE_WORDS.get(self.type, self.type.__name__)
+    def describe(self) -> str:
+        """What the argument accepts, in words (`Words`: the English, translated apart)."""
+        words = TYPE_WORDS.get(self.type, self.type.__name__)
         if self.choices:
             words = Words("one of %(choices)s", choices=tuple(repr(c) for c in self.choices))
         if self.minimum is not None:
-            words = Words("%(what)s of at least %(minimum)s", what=words, minimum=self.minimum)
+            words = Words("%(what)s of at least %(low)s", what=words, low=self.minimum)
         return words
-
-
-#: What an argument of each type is, in words.
-TYPE_WORDS = {int: Words("a whole number"), str: Words("a string"), list: Words("a list"),
-              bool: Words("true or false"), dict: Words("an object")}
 
 
 def command(kind: str, **args: Arg | type) -> Callable:
@@ -153,7 +148,8 @@ class Engine:
         ledger: Ledger | None = None,
     ) -> State:
         """A fresh table of this mode; raises ConfigError on a bad setting."""
-        values = resolve(self.setting_schema(), settings or {}, where=f"the {self.name} settings")
+        values = resolve(self.setting_schema(), settings or {},
+                         where=Words("the %(game)s settings", game=Name(self.name)))
         self.check_settings(values)
         return self.state_type(
             mode=self.name,
@@ -384,7 +380,8 @@ class Engine:
             raise IllegalCommand("settings change between rounds; wait for this round to end")
         merged = {**state.settings, **cmd.args["settings"]}
         try:
-            values = resolve(self.setting_schema(), merged, where=f"the {self.name} settings")
+            values = resolve(self.setting_schema(), merged,
+                             where=Words("the %(game)s settings", game=Name(self.name)))
             self.check_settings(values)
         except ConfigError as exc:
             raise IllegalCommand.because(exc) from None

@@ -36,7 +36,8 @@ GAMES = ROOT / "controller" / "games"
 #: Every module of the rules, and the table's modules whose refusals the dashboard shows.
 MODULES = sorted(str(p.relative_to(ROOT)) for p in GAMES.glob("*.py")) + [
     "controller/ledger.py", "controller/live.py", "controller/modes.py",
-    "controller/protocol.py", "controller/table.py"]
+    "controller/protocol.py", "controller/settings.py", "controller/table.py",
+    "web/settings_page.py"]
 #: Mode engines whose refusals are still English f-strings (being converted on their own
 #: branches): the lead empties this set at integration. The test of a module listed here is
 #: expected to fail, and fails (strict) once the module needs no listing.
@@ -271,3 +272,25 @@ def test_words_are_their_english():
     assert (words.template, words.values) == ("the %(die)s die", {"die": "Earth"})
     assert Words.of(IllegalCommand("no dice")) == "no dice"
     assert Words.of("plain") == "plain" and type(Words.of("plain")) is str
+
+
+@pytest.mark.parametrize("form, french", [
+    ({"web.port": "eighty"}, "web.port = 'eighty' n'est pas accepté : attendu un nombre entier"),
+    ({"games.hazard.caster_wins_pays": "lots"},
+     "n'est pas accepté : attendu un paiement X:Y ('lots' n'est pas un paiement : écrivez-le "
+     "X:Y"),
+    ({"games.hazard.min_bet": "50", "games.hazard.max_bet": "10"},
+     "min_bet (50) dépasse max_bet (10)"),
+    ({"table.mode": "poker"}, "'poker' n'est pas un jeu ici ; jeux : "),
+    ({"no.such.key": "1"}, "réglage inconnu 'no.such.key'"),
+])
+def test_a_refused_setting_reads_in_french(client, banker, form, french):
+    """The settings page's refusals come through the same templates (controller/settings.py)."""
+    client.post("/language/fr", data={"csrf_token": banker.token})
+    response = client.post("/settings/", data={"csrf_token": banker.token, **form})
+    assert response.status_code == 422
+    error = re.search(r'id="settings-error">([^<]*)<', response.text).group(1)
+    import html
+
+    assert french in html.unescape(error), error
+    assert "is not accepted" not in error and "expected" not in error
