@@ -127,9 +127,9 @@ class Table:
                 if earlier is not None:
                     if not earlier.command.same_as(cmd):
                         raise CommandIdReused(
-                            f"command id {cmd.id!r} was already used for a "
-                            f"{earlier.command.kind!r} command; every new command needs a "
-                            "new id")
+                            "command id %(id)s was already used for a %(kind)s command; "
+                            "every new command needs a new id", id=repr(cmd.id),
+                            kind=repr(earlier.command.kind))
                     results.append(Outcome(earlier.seq, earlier.command, earlier.events,
                                            repeated=True))
                     continue

@@ -165,7 +165,7 @@ def command() -> Response:
     try:
         outcome = table().submit(cmd, source=f"dashboard:{g.user.name}")
     except CommandIdReused as exc:
-        return jsonify({"error": str(exc)}), 409
+        return jsonify({"error": refusal(exc)}), 409
     except IllegalCommand as exc:
         return jsonify({"error": refusal(exc)}), 422
     return jsonify(outcome.to_json()), 200 if outcome.repeated else 201

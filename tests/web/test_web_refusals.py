@@ -30,7 +30,7 @@ def french():
 
 
 #: What a template is given to: the refusals, the settings a table refuses, words inside them.
-CALLS = {"IllegalCommand", "ConfigError", "Words"}
+CALLS = {"IllegalCommand", "ConfigError", "Words", "CommandIdReused"}
 
 GAMES = ROOT / "controller" / "games"
 #: Every module of the rules, and the table's modules whose refusals the dashboard shows.
