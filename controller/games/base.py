@@ -266,7 +266,7 @@ class Engine:
     def seated(state: State, player: str) -> str:
         """`player` if seated, else IllegalCommand."""
         if player not in state.seats:
-            raise IllegalCommand("%(player)s is not seated at this table", player=player)
+            raise IllegalCommand("%(player)s is not seated at this table", player=Name(player))
         return player
 
     def check_stake(self, state: State, player: str, amount: int, unit: int = 1,
@@ -283,7 +283,7 @@ class Engine:
         held = state.ledger.balance(player_account(player))
         if amount > held:
             raise IllegalCommand("%(player)s holds %(held)s coins; a %(what)s of %(amount)s is "
-                                 "more", player=player, held=held, what=what, amount=amount)
+                                 "more", player=Name(player), held=held, what=what, amount=amount)
 
     @staticmethod
     def stake(player: str, spot: str, amount: int) -> Entry:
@@ -323,7 +323,7 @@ class Engine:
     def _join(self, state: State, cmd: Command):
         player = check_player_name(cmd.args["player"])
         if player in state.seats:
-            raise IllegalCommand("%(player)s is already seated", player=player)
+            raise IllegalCommand("%(player)s is already seated", player=Name(player))
         if self.in_round(state):
             raise IllegalCommand("players join between rounds; wait for this round to end")
         if len(state.seats) >= state.settings["max_seats"]:
@@ -345,9 +345,9 @@ class Engine:
         player = self.seated(state, cmd.args["player"])
         if self.in_round(state):
             raise IllegalCommand("%(player)s leaves between rounds; wait for this round to end",
-                                 player=player)
+                                 player=Name(player))
         if state.ledger.on_table(player):
-            raise IllegalCommand("%(player)s still has bets on the table", player=player)
+            raise IllegalCommand("%(player)s still has bets on the table", player=Name(player))
         seats = tuple(p for p in state.seats if p != player)
         new = self.seats_changed(state.replace(seats=seats), state)
         return new, [Event("left", {"player": player})]
@@ -365,11 +365,11 @@ class Engine:
         player = cmd.args["player"]
         held = state.ledger.balance(player_account(player))
         if player_account(player) not in state.ledger.balances:
-            raise IllegalCommand("%(player)s has no money at this table", player=player)
+            raise IllegalCommand("%(player)s has no money at this table", player=Name(player))
         amount = cmd.args.get("amount", held)
         if amount > held or amount == 0:
             raise IllegalCommand("%(player)s holds %(held)s coins; cannot cash out %(amount)s",
-                                 player=player, held=held, amount=amount)
+                                 player=Name(player), held=held, amount=amount)
         entry = Entry.transfer("cash-out", player_account(player), CASHIER, amount)
         event = Event("cashed-out", {"player": player, "amount": amount}, (entry,))
         return self.post(state, [event]), [event]

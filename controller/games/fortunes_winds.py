@@ -38,7 +38,7 @@ from controller.games.base import (
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
-from controller.settings import N_, Setting
+from controller.settings import N_, Name, Setting
 
 # -- the dice ---------------------------------------------------------------------------------
 
@@ -316,8 +316,8 @@ class FortunesWinds(Engine):
         player = cmd.args.get("player", state.shooter)
         if player != state.shooter:
             raise IllegalCommand("only the shooter (%(shooter)s) may %(action)s; %(player)s is "
-                                 "not the shooter", shooter=state.shooter, action=action,
-                                 player=player)
+                                 "not the shooter", shooter=Name(state.shooter), action=action,
+                                 player=Name(player))
         return player
 
     def may_decline(self, state: FortunesWindsState) -> bool:
@@ -343,7 +343,7 @@ class FortunesWinds(Engine):
         if kind != STANDARD and player == state.shooter:
             raise IllegalCommand("%(player)s is the shooter; the shooter may not make side bets "
                                  "(he lays the standard bet and the same for Lord Moon)",
-                                 player=player)
+                                 player=Name(player))
         if kind == "daikoku-against" and not state.settings["daikoku_against"]:
             raise IllegalCommand("this house has no space for betting against the shooter; "
                                  "Daikoku's Belly is taken only for the shooter")
@@ -361,16 +361,16 @@ class FortunesWinds(Engine):
         if (total < lo or total > hi) and on_spot:
             raise IllegalCommand("%(player)s would have %(total)s on the %(bet)s (%(on_spot)s "
                                  "already on it); the table takes %(low)s to %(high)s",
-                                 player=player, total=total, bet=name, on_spot=on_spot,
+                                 player=Name(player), total=total, bet=name, on_spot=on_spot,
                                  low=lo, high=hi)
         if total < lo or total > hi:
             raise IllegalCommand("%(player)s would have %(total)s on the %(bet)s; the table "
-                                 "takes %(low)s to %(high)s", player=player, total=total,
+                                 "takes %(low)s to %(high)s", player=Name(player), total=total,
                                  bet=name, low=lo, high=hi)
         cost = 2 * amount if kind == STANDARD else amount
         held = state.ledger.balance(player_account(player))
         if cost > held:
-            values = {"player": player, "held": held, "bet": name, "amount": amount,
+            values = {"player": Name(player), "held": held, "bet": name, "amount": amount,
                       "cost": cost}
             if kind == STANDARD and held == 1:
                 raise IllegalCommand("%(player)s holds 1 coin; a %(bet)s of %(amount)s needs "
@@ -396,7 +396,7 @@ class FortunesWinds(Engine):
         shooter = self._check_shooter(state, cmd, N_("roll the dice"))
         if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
             raise IllegalCommand("%(shooter)s (the shooter) lays a standard bet, and as much "
-                                 "again for Lord Moon, before the first roll", shooter=shooter)
+                                 "again for Lord Moon, before the first roll", shooter=Name(shooter))
         faces = parse_faces(cmd.args["faces"])
         must = state.to_roll()
         kept = [d for d in faces if d in state.set_aside]
@@ -480,7 +480,7 @@ class FortunesWinds(Engine):
             raise IllegalCommand("the turn is under way; the dice pass when it ends")
         if not state.won_last and not self.may_decline(state):
             raise IllegalCommand("%(shooter)s passes the dice after a winning turn; he has not "
-                                 "won one yet (a loss passes them to the left)", shooter=shooter)
+                                 "won one yet (a loss passes them to the left)", shooter=Name(shooter))
         # Bets laid for a turn that will not be thrown go back to their owners.
         events = [self.settle(state.ledger, *account.split(":")[1:], "push")
                   for account in sorted(state.ledger.accounts("bet"))]
@@ -496,7 +496,7 @@ class FortunesWinds(Engine):
         player = cmd.args["player"]
         if player == state.shooter and state.ledger.accounts("bet"):
             raise IllegalCommand("%(player)s is the shooter and bets are laid on his turn; he "
-                                 "throws it (or passes the dice) before leaving", player=player)
+                                 "throws it (or passes the dice) before leaving", player=Name(player))
         return Engine._leave(self, state, cmd)
 
     @command("configure", settings=dict)
@@ -544,7 +544,7 @@ class FortunesWinds(Engine):
             return Reading(problems=(Words("nobody is seated to shoot"),))
         if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
             return Reading(problems=(Words("no roll is expected yet: %(shooter)s (the shooter) "
-                                           "lays a standard bet first", shooter=shooter),))
+                                           "lays a standard bet first", shooter=Name(shooter)),))
         problems: list[Words] = []
         uncertain: list[int] = []
         showing = state.showing_map()

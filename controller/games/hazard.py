@@ -30,7 +30,7 @@ from controller.games.base import (
 )
 from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.modes import Mode
-from controller.settings import N_, Setting
+from controller.settings import N_, Name, Setting
 
 MAINS = (5, 6, 7, 8, 9)
 BETS = ("caster-wins", "caster-loses", "odds")
@@ -114,8 +114,8 @@ class Hazard(Engine):
         player = cmd.args.get("player", state.caster)
         if player != state.caster:
             raise IllegalCommand("only the caster (%(caster)s) may %(action)s; %(player)s is "
-                                 "not the caster", caster=state.caster, action=action,
-                                 player=player)
+                                 "not the caster", caster=Name(state.caster), action=action,
+                                 player=Name(player))
 
     @command("call-main", main=Arg(int, choices=MAINS), player=Arg(str, optional=True))
     def call_main(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
@@ -148,7 +148,7 @@ class Hazard(Engine):
         lo, hi = limits.limits(state.settings, kind)
         on_spot = state.ledger.balance(bet_account(player, kind))
         held = state.ledger.balance(player_account(player))
-        values = {"player": player, "total": on_spot + amount, "bet": kind, "on_spot": on_spot,
+        values = {"player": Name(player), "total": on_spot + amount, "bet": kind, "on_spot": on_spot,
                   "low": lo, "high": hi, "held": held, "amount": amount}
         if not lo <= on_spot + amount <= hi and on_spot:
             raise IllegalCommand("%(player)s would have %(total)s on %(bet)s (%(on_spot)s "

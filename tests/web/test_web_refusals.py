@@ -225,6 +225,22 @@ def test_words_inside_a_refusal_are_translated_apart(app):
                                "aucun dé"
 
 
+def test_a_players_name_is_never_translated(app):
+    """A player called "Bet" stays "Bet" in French (names go in as `Name`)."""
+    state, _ = games.apply(None, Command("open", {"mode": "hazard"}))
+    state, _ = games.apply(state, Command("join", {"player": "Bet"}))
+    with pytest.raises(IllegalCommand) as caught:
+        games.apply(state, Command("leave", {"player": "Main"}))
+    with app.test_request_context():
+        session["lang"] = "fr"
+        assert refusal(caught.value) == "Main n'est pas assis à cette table"
+    with pytest.raises(IllegalCommand) as caught:
+        games.apply(state, Command("join", {"player": "Bet"}))
+    with app.test_request_context():
+        session["lang"] = "fr"
+        assert refusal(caught.value) == "Bet est déjà assis"
+
+
 def test_a_translation_that_lost_a_placeholder_falls_back_to_english(app, monkeypatch):
     exc = IllegalCommand("%(player)s is not seated at this table", player="Zoe")
     monkeypatch.setattr("web.i18n.t", lambda text: "%(nobody)s" if "%(" in text else text)
