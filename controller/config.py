@@ -34,7 +34,7 @@ def _known_mode(name: str) -> None:
     try:
         find_game(name)
     except IllegalCommand as exc:
-        raise ValueError(str(exc)) from None
+        raise ConfigError.because(exc) from None
 
 
 #: The table-wide settings. A mode's own settings come from its engine (`games.MODE.KEY`).

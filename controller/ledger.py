@@ -52,9 +52,9 @@ def check_player_name(name: object) -> str:
     """Return `name` if it is a valid player name, else raise with what is accepted."""
     if not isinstance(name, str) or not _NAME.match(name) or name != name.strip():
         raise IllegalCommand(
-            f"{name!r} is not a valid player name: use 1 to 32 letters, digits, spaces, "
-            "dots, dashes, underscores or apostrophes, starting with a letter or digit"
-        )
+            "%(name)s is not a valid player name: use 1 to 32 letters, digits, spaces, "
+            "dots, dashes, underscores or apostrophes, starting with a letter or digit",
+            name=repr(name))
     return name
 
 

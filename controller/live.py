@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from controller.errors import IllegalCommand
+from controller.errors import IllegalCommand, Words
 from controller.games.base import Command
 from controller.games.observation import Observation, Reading
 from controller.table import Outcome, Table
@@ -38,15 +38,27 @@ class Pending:
                 "reading": self.reading.to_json()}
 
 
-def unread_words(observation: Observation, indexes) -> str:
+def unread_words(observation: Observation, indexes) -> Words:
     """Which dice still want the banker's tap, numbered as the screen numbers them (#1...)."""
     dice = []
     for i in indexes:
         seen = observation.objects[i]
-        read = (f"read {seen.label} at {seen.confidence:.0%}" if seen.label else "not read")
-        dice.append(f"#{i + 1} ({read})")
-    what = "die" if len(dice) == 1 else "dice"
-    return f"tap the face of {what} {', '.join(dice)} to confirm or correct it"
+        if seen.label:
+            dice.append(Words("#%(n)s (read %(label)s at %(percent)s)", n=i + 1,
+                              label=seen.label, percent=f"{seen.confidence:.0%}"))
+        else:
+            dice.append(Words("#%(n)s (not read)", n=i + 1))
+    if len(dice) == 1:
+        return Words("tap the face of die %(dice)s to confirm or correct it", dice=dice)
+    return Words("tap the face of dice %(dice)s to confirm or correct it", dice=dice)
+
+
+def semicolons(reasons) -> Words | str:
+    """Reasons one after the other, separated by semicolons."""
+    *first, out = [Words.of(r) for r in reasons]
+    for reason in reversed(first):
+        out = Words("%(first)s; %(then)s", first=reason, then=out)
+    return out
 
 
 def reading_record(pending: Pending, corrections: Mapping[int, str], by: str) -> dict:
@@ -137,7 +149,7 @@ class LiveTable:
                 except IllegalCommand as exc:
                     # The state moved between the read and the apply: the banker looks.
                     pending = Pending(pending.id, observation,
-                                      Reading(problems=(str(exc),), faces=reading.faces),
+                                      Reading(problems=(Words.of(exc),), faces=reading.faces),
                                       extra or {})
                 else:
                     self.pending = None
@@ -159,9 +171,10 @@ class LiveTable:
             observation = pending.observation.corrected(corrections or {})
             reading = self.read(observation)
             if not reading.ready:
-                why = list(reading.problems) or [unread_words(pending.observation,
-                                                              reading.uncertain)]
-                raise IllegalCommand("; ".join(why))
+                if reading.problems:
+                    raise IllegalCommand("%(problems)s", problems=semicolons(reading.problems))
+                raise IllegalCommand.because(unread_words(pending.observation,
+                                                          reading.uncertain))
             outcomes = self._apply(pending, reading, corrections or {}, by)
             self.pending = None
         self._tell()

@@ -94,8 +94,9 @@ class Mode:
 
     def _part(self, ref: str, what: str) -> Callable:
         if not ref:
-            raise IllegalCommand(f"{self.title} has no {what}; modes with one: "
-                                 + ", ".join(m.name for m in modes().values()
+            raise IllegalCommand("%(game)s has no %(what)s; modes with one: %(modes)s",
+                                 game=self.title, what=what,
+                                 modes=tuple(m.name for m in modes().values()
                                              if getattr(m, _REFS[what])))
         return resolve_ref(ref)
 
@@ -158,8 +159,8 @@ def find_mode(name: str) -> Mode:
     try:
         return found[name]
     except (KeyError, TypeError):
-        raise IllegalCommand(
-            f"{name!r} is not a game mode here; modes: {', '.join(found)}") from None
+        raise IllegalCommand("%(name)s is not a game mode here; modes: %(modes)s",
+                             name=repr(name), modes=tuple(found)) from None
 
 
 def with_part(part: str) -> list[str]:

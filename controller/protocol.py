@@ -24,7 +24,7 @@ from math import gcd
 from types import MappingProxyType
 from typing import Any
 
-from controller.errors import IllegalCommand
+from controller.errors import ConfigError, IllegalCommand
 from controller.ledger import Entry
 
 __all__ = ["MAX_INT", "MAX_JSON_DEPTH", "MAX_PAYS", "MAX_STAKE", "RESERVED_KEYS", "ROUND_ENDED",
@@ -64,17 +64,19 @@ def loads_object(text: str) -> dict:
         elif ch in "[{":
             depth += 1
             if depth > MAX_JSON_DEPTH:
-                raise IllegalCommand(f"the JSON is nested more than {MAX_JSON_DEPTH} deep")
+                raise IllegalCommand("the JSON is nested more than %(depth)s deep",
+                                     depth=MAX_JSON_DEPTH)
         elif ch in "]}":
             depth -= 1
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise IllegalCommand(f"not a JSON object (not valid JSON: {exc.msg} at column "
-                             f"{exc.colno})") from None
+        raise IllegalCommand("not a JSON object (not valid JSON: %(why)s at column "
+                             "%(column)s)", why=exc.msg, column=exc.colno) from None
     except ValueError as exc:
         # Python's own limit on the digits of a whole number (4,300), or NaN/Infinity.
-        raise IllegalCommand(f"not a JSON object this table reads: {exc}") from None
+        raise IllegalCommand("not a JSON object this table reads: %(why)s",
+                             why=str(exc)) from None
     if not isinstance(data, dict):
         raise IllegalCommand("a command is a JSON object with 'kind' and its arguments, e.g. "
                              '{"kind": "buy-in", "player": "Ann", "amount": 20}')
@@ -152,7 +154,8 @@ class Pays:
 
     def __post_init__(self) -> None:
         if type(self.win) is not int or type(self.per) is not int or self.win < 0 or self.per < 1:
-            raise ValueError(f"{self.win}:{self.per} is not a pay rate: expected X:Y, whole X >= 0, Y >= 1")
+            raise ConfigError("%(win)s:%(per)s is not a pay rate: expected X:Y, whole X >= 0, "
+                              "Y >= 1", win=self.win, per=self.per)
 
     @classmethod
     def parse(cls, text: str) -> Pays:
@@ -162,11 +165,12 @@ class Pays:
             win, per = (int(p) for p in parts) if len(parts) == 2 else (None, None)
             pays = cls(win, per)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"{str(text)[:64]!r} is not a pay rate: write it as X:Y, e.g. "
-                             "\"3:2\"") from None
+            raise ConfigError("%(text)s is not a pay rate: write it as X:Y, e.g. \"3:2\"",
+                              text=repr(str(text)[:64])) from None
         if pays.win > MAX_PAYS or pays.per > MAX_PAYS:
-            raise ValueError(f"{str(text)[:64]!r} is not a pay rate from 0:1 to {MAX_PAYS}:1: "
-                             f"X from 0 to {MAX_PAYS}, Y from 1 to {MAX_PAYS}")
+            raise ConfigError("%(text)s is not a pay rate from 0:1 to %(most)s:1: X from 0 to "
+                              "%(most)s, Y from 1 to %(most)s", text=repr(str(text)[:64]),
+                              most=MAX_PAYS)
         return pays
 
     def __str__(self) -> str:
@@ -185,7 +189,8 @@ class Pays:
         """Coins won on `stake`, besides the stake itself."""
         won = self.ratio * stake
         if won.denominator != 1:
-            raise IllegalCommand(f"a stake of {stake} does not pay whole coins at {self}")
+            raise IllegalCommand("a stake of %(stake)s does not pay whole coins at %(pays)s",
+                                 stake=stake, pays=str(self))
         return int(won)
 
     def times(self, factor: int) -> Pays:

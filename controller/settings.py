@@ -6,20 +6,23 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.errors import ConfigError
-
-_TYPE_WORDS = {
-    bool: "true or false",
-    int: "a whole number",
-    float: "a number",
-    str: "a string",
-    list: "a list",
-}
+from controller.errors import ConfigError, Words
 
 
 def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
     """Mark `text` for the dashboard's message catalog (web/i18n.py); it stays English here."""
     return text
+
+
+#: What a value of each type is, in words (settings, and commands' arguments).
+TYPE_WORDS = {
+    bool: N_("true or false"),
+    int: N_("a whole number"),
+    float: N_("a number"),
+    str: N_("a string"),
+    list: N_("a list"),
+    dict: N_("an object"),
+}
 
 
 class Name(str):
@@ -58,26 +61,27 @@ class Setting:
         return type(self.default)
 
     def describe(self) -> str:
-        """What this setting accepts, in words."""
+        """What this setting accepts, in words (`Words`: the English, translated apart)."""
         if self.choices is not None:
-            return "one of " + ", ".join(repr(c) for c in self.choices)
-        words = self.accepts or _TYPE_WORDS.get(self.kind, self.kind.__name__)
+            return Words("one of %(choices)s", choices=tuple(repr(c) for c in self.choices))
+        words = self.accepts or TYPE_WORDS.get(self.kind, self.kind.__name__)
         if self.minimum is not None and self.maximum is not None:
-            words += f" from {self.minimum} to {self.maximum}"
-        elif self.minimum is not None:
-            words += f" of at least {self.minimum}"
-        elif self.maximum is not None:
-            words += f" of at most {self.maximum}"
+            return Words("%(what)s from %(low)s to %(high)s", what=words, low=self.minimum,
+                         high=self.maximum)
+        if self.minimum is not None:
+            return Words("%(what)s of at least %(low)s", what=words, low=self.minimum)
+        if self.maximum is not None:
+            return Words("%(what)s of at most %(high)s", what=words, high=self.maximum)
         return words
 
     def validate(self, value: Any, where: str = "") -> Any:
         """Return `value` (an int for a float setting may be widened) or raise ConfigError."""
-        place = f" in {where}" if where else ""
+        place = Words(" in %(where)s", where=where) if where else ""
 
         def bad(extra: str = "") -> ConfigError:
-            return ConfigError(
-                f"{self.key} = {value!r}{place} is not accepted: expected {self.describe()}{extra}"
-            )
+            return ConfigError("%(key)s = %(value)s%(place)s is not accepted: expected "
+                               "%(accepts)s%(extra)s", key=Name(self.key), value=repr(value),
+                               place=place, accepts=self.describe(), extra=extra)
 
         kind = self.kind
         if kind is float and type(value) is int:
@@ -102,7 +106,7 @@ class Setting:
             try:
                 self.check(value)
             except (ValueError, TypeError) as exc:
-                raise bad(f" ({exc})") from None
+                raise bad(Words(" (%(why)s)", why=Words.of(exc))) from None
         return value
 
 
@@ -111,10 +115,13 @@ def resolve(schema: Iterable[Setting], given: Mapping[str, Any], where: str = ""
     by_key = {s.key: s for s in schema}
     unknown = sorted(set(given) - set(by_key))
     if unknown:
-        place = f" in {where}" if where else ""
-        raise ConfigError(
-            f"unknown setting {unknown[0]!r}{place}; accepted: {', '.join(sorted(by_key)) or 'none'}"
-        )
+        place = Words(" in %(where)s", where=where) if where else ""
+        if not by_key:
+            raise ConfigError("unknown setting %(key)s%(place)s; accepted: none",
+                              key=repr(unknown[0]), place=place)
+        raise ConfigError("unknown setting %(key)s%(place)s; accepted: %(keys)s",
+                          key=repr(unknown[0]), place=place,
+                          keys=tuple(Name(k) for k in sorted(by_key)))
     values = {key: s.default for key, s in by_key.items()}
     for key, value in given.items():
         values[key] = by_key[key].validate(value, where)

@@ -127,14 +127,14 @@ class Table:
                 if earlier is not None:
                     if not earlier.command.same_as(cmd):
                         raise CommandIdReused(
-                            f"command id {cmd.id!r} was already used for a "
-                            f"{earlier.command.kind!r} command; every new command needs a "
-                            "new id")
+                            "command id %(id)s was already used for a %(kind)s command; "
+                            "every new command needs a new id", id=repr(cmd.id),
+                            kind=repr(earlier.command.kind))
                     results.append(Outcome(earlier.seq, earlier.command, earlier.events,
                                            repeated=True))
                     continue
                 if any(not isinstance(r, Outcome) and r[0].id == cmd.id for r in results):
-                    raise IllegalCommand(f"command id {cmd.id!r} is given twice")
+                    raise IllegalCommand("command id %(id)s is given twice", id=repr(cmd.id))
                 state, events = games.apply(state, cmd)
                 results.append((cmd, events))
             new = [r for r in results if not isinstance(r, Outcome)]
@@ -153,9 +153,9 @@ class Table:
             except OverflowError:
                 # The settings bound every stake and pay; this is the last door.
                 kinds = ", ".join(repr(cmd.kind) for cmd, _ in new)
-                raise IllegalCommand(f"{kinds} moves a number of coins too large for "
-                                     "the journal (at most 2**63 - 1); nothing changed"
-                                     ) from None
+                raise IllegalCommand("%(kinds)s moves a number of coins too large for the "
+                                     "journal (at most 2**63 - 1); nothing changed",
+                                     kinds=kinds) from None
             fresh = iter(seqs)
             outcomes = [r if isinstance(r, Outcome) else Outcome(next(fresh), *r)
                         for r in results]

@@ -2,10 +2,11 @@
 
 English is the source language: every word a user sees is written in English in the code and
 marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` for plurals,
-`N_("...")` for words kept in tables and translated later). The shared words' French lives in
-`web/translations/fr/LC_MESSAGES/messages.po`, compiled to `messages.mo` beside it; a mode's
-own words (its page, bets, results, settings) are its page's `ModePage.french`, looked up
-when the shared catalog has no entry (docs/adding-a-mode.md).
+`N_("...")` for words kept in tables and translated later; the rules' refusals are literal
+templates with named values, `IllegalCommand("...%(name)s...", name=...)` and `Words(...)`,
+translated by `refusal`). The French lives in `web/translations/fr/LC_MESSAGES/messages.po`,
+compiled to `messages.mo` beside it; the newer modes' pages still carry their own words in
+`ModePage.french`, looked up when the catalog has no entry, until they move into it.
 
 To add or change words (docs/dashboard.md, "Languages"):
     pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
@@ -24,6 +25,7 @@ from pathlib import Path
 from flask import current_app, has_request_context, session
 from flask_babel import Babel, format_decimal, gettext, ngettext
 
+from controller.errors import Words, fill
 from controller.settings import Name
 
 LANGUAGES = ("en", "fr")
@@ -32,7 +34,7 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 #: Words the scripts need (handed to app.js already translated).
 SCRIPT_WORDS = ("Live", "Reconnecting…", "uncertain", "Confirm",
                 "Tap the face of each uncertain die, even if it is right:",
-                "no answer from the table: check the network")
+                "no answer from the table: check the network", "tap the face of the")
 
 
 def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
@@ -58,6 +60,10 @@ JOURNAL_WORDS = {
     "turn-ended": N_("turn ended"), "round-ended": N_("round ended"),
     "main-called": N_("main called"), "thrown": N_("thrown"),
 }
+
+
+#: Where the camera saw a die (controller/games/observation.py ZONES), in words.
+ZONE_WORDS = {"rolling": N_("rolling area"), "tray": N_("tray"), "outside": N_("off the felt")}
 
 
 def word(key: str) -> str:
@@ -115,18 +121,19 @@ def mode_words() -> dict[str, str]:
 
 def say(words) -> str:
     """Words in the page's language: a plain text, or a template and its values
-    (`controller.settings.phrase`) translated apart: words translated, names (`Name`) and
-    numbers left as they are, a list item by item."""
+    (`controller.settings.phrase`, or `controller.errors.Words`) translated apart: words
+    translated, names (`Name`) and numbers left as they are, a list item by item, Words within
+    as Words."""
+    if isinstance(words, Words):
+        return fill(words.template, words.values, _word)
     if not isinstance(words, tuple):
         return t(words)
     template, values = words
+    return fill(template, values, _word)
 
-    def value_words(value):
-        if isinstance(value, list | tuple):
-            return ", ".join(value_words(v) for v in value)
-        return t(value) if isinstance(value, str) and not isinstance(value, Name) else value
 
-    return t(template) % {k: value_words(v) for k, v in values.items()}
+def _word(text: str) -> str:
+    return text if isinstance(text, Name) else t(text)
 
 
 @cache
@@ -137,15 +144,12 @@ def mode_journal_words() -> dict[str, str]:
 
 def refusal(exc: Exception) -> str:
     """Why a command was refused, in the page's language: a rules' template and its values
-    are translated apart (a name, a bet, a face; a list item by item)."""
+    are translated apart (a name, a bet, a face; a list item by item; `Words` within)."""
     template = getattr(exc, "template", None)
-    values = getattr(exc, "values", None)
     if template is None:
         return t(str(exc))
-    if not values:
-        return t(template)
     try:
-        return say((template, values))
+        return say((template, getattr(exc, "values", None) or {}))
     except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
         return str(exc)
 

@@ -12,6 +12,7 @@ from controller import config as cfg
 from controller import games
 from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
+from controller.settings import Name
 from web.auth import banker_required
 from web.data import table
 from web.i18n import N_, number, refusal, say, t
@@ -156,7 +157,7 @@ def parse(form) -> dict:
             continue
         setting = keys.get(key)
         if setting is None:
-            raise ConfigError(f"unknown setting {key[:80]!r}")
+            raise ConfigError("unknown setting %(key)s", key=repr(key[:80]))
         raw = raw.strip()
         kind = setting.kind
         try:
@@ -173,8 +174,9 @@ def parse(form) -> dict:
             else:
                 value = raw
         except ValueError:
-            raise ConfigError(f"{key} = {raw[:80]!r} is not accepted: expected "
-                              f"{setting.describe()}") from None
+            raise ConfigError("%(key)s = %(value)s is not accepted: expected %(accepts)s",
+                              key=Name(key), value=repr(raw[:80]),
+                              accepts=setting.describe()) from None
         values[key] = value
     return values
 
@@ -210,7 +212,7 @@ def save():
     except ConfigError as exc:
         typed = {k: v for k, v in request.form.items() if k != "csrf_token"}
         return render_template("settings/index.html", sections=sections(typed, str(exc)),
-                               error=str(exc), **where_saved()), 422
+                               error=refusal(exc), **where_saved()), 422
     flash(t("Saved."))
     return redirect(url_for("settings.index"))
 

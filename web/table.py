@@ -13,7 +13,7 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.i18n import refusal, say, t, word
+from web.i18n import ZONE_WORDS, refusal, say, t, word
 from web.modes import BET_RESULTS, CHIPS, PageInput, mode_refusal, page_for, shared_signer
 
 bp = Blueprint("table", __name__)
@@ -112,11 +112,12 @@ def pending_context(mode) -> dict | None:
                 (others if faces else faces).append(label)
         rows.append({"index": index, "label": seen.label, "confidence": seen.confidence,
                      "center": [round(float(v), 1) for v in seen.center],
-                     "zone": seen.zone, "kind": seen.kind, "unsure": unsure, "faces": faces,
+                     "zone": seen.zone, "zone_words": t(ZONE_WORDS.get(seen.zone, seen.zone)),
+                     "kind": seen.kind, "unsure": unsure, "faces": faces,
                      "others": others,
                      "crop": index < len(crops) and isinstance(crops[index], bytes | bytearray)
                      and bool(crops[index])})
-    return {"id": pending.id, "rows": rows, "problems": list(reading.problems),
+    return {"id": pending.id, "rows": rows, "problems": [refusal(p) for p in reading.problems],
             "ready": reading.ready,
             "frame": isinstance(pending.extra.get("frame_jpeg"), bytes | bytearray),
             "marks": mode.face_marks}
@@ -200,7 +201,7 @@ def command() -> Response:
     try:
         outcome = table().submit(cmd, source=f"dashboard:{g.user.name}")
     except CommandIdReused as exc:
-        return jsonify({"error": str(exc)}), 409
+        return jsonify({"error": refusal(exc)}), 409
     except IllegalCommand as exc:
         state = table().state
         return jsonify({"error": mode_refusal(state.mode if state else None, exc)}), 422

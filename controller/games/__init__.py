@@ -42,10 +42,10 @@ def open_table(state: State | None, mode: str, settings: Mapping[str, Any]) -> t
             ledger=state.ledger if state else None,
         )
     except ConfigError as exc:
-        raise IllegalCommand(str(exc)) from None
+        raise IllegalCommand.because(exc) from None
     if len(new.seats) > new.settings["max_seats"]:
-        raise IllegalCommand(f"{len(new.seats)} players are seated; this table has "
-                             f"{new.settings['max_seats']} seats")
+        raise IllegalCommand("%(seated)s players are seated; this table has %(seats)s seats",
+                             seated=len(new.seats), seats=new.settings["max_seats"])
     if state is not None:
         new = engine.seats_changed(new.replace(rounds=state.rounds), new)
     return new, Event("opened", {"mode": mode, "settings": dict(new.settings)})
@@ -61,8 +61,7 @@ def apply(state: State | None, cmd: Command) -> tuple[State, tuple[Event, ...]]:
             raise IllegalCommand(
                 "'open' takes mode (a game mode's name) and settings (an object), e.g. "
                 '{"kind": "open", "mode": "MODE", "settings": {"max_bet": 100}}; modes: '
-                + ", ".join(modes())
-            )
+                "%(modes)s", modes=tuple(modes()))
         new, event = open_table(state, mode, settings)
         return new, (event,)
     if state is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from controller.errors import ConfigError, IllegalCommand
+from controller.errors import ConfigError, IllegalCommand, Words
 from controller.games.observation import Reading
 from controller.ledger import (
     BANK,
@@ -27,7 +27,7 @@ from controller.ledger import (
     player_account,
 )
 from controller.protocol import MAX_INT, MAX_STAKE, Command, Event, Pays, RoundEnded
-from controller.settings import Setting, resolve
+from controller.settings import TYPE_WORDS, Name, Setting, resolve
 
 __all__ = [
     "Arg",
@@ -57,12 +57,12 @@ class Arg:
     choices: tuple | None = None
 
     def describe(self) -> str:
-        words = {int: "a whole number", str: "a string", list: "a list", bool: "true or false",
-                 dict: "an object"}.get(self.type, self.type.__name__)
+        """What the argument accepts, in words (`Words`: the English, translated apart)."""
+        words = TYPE_WORDS.get(self.type, self.type.__name__)
         if self.choices:
-            words = "one of " + ", ".join(repr(c) for c in self.choices)
+            words = Words("one of %(choices)s", choices=tuple(repr(c) for c in self.choices))
         if self.minimum is not None:
-            words += f" of at least {self.minimum}"
+            words = Words("%(what)s of at least %(low)s", what=words, low=self.minimum)
         return words
 
 
@@ -148,7 +148,8 @@ class Engine:
         ledger: Ledger | None = None,
     ) -> State:
         """A fresh table of this mode; raises ConfigError on a bad setting."""
-        values = resolve(self.setting_schema(), settings or {}, where=f"the {self.name} settings")
+        values = resolve(self.setting_schema(), settings or {},
+                         where=Words("the %(game)s settings", game=Name(self.name)))
         self.check_settings(values)
         return self.state_type(
             mode=self.name,
@@ -160,9 +161,8 @@ class Engine:
     def check_settings(self, values: Mapping[str, Any]) -> None:
         """Checks across settings (e.g. min <= max); raises ConfigError."""
         if values["min_bet"] > values["max_bet"]:
-            raise ConfigError(
-                f"min_bet ({values['min_bet']}) is above max_bet ({values['max_bet']})"
-            )
+            raise ConfigError("min_bet (%(low)s) is above max_bet (%(high)s)",
+                              low=values["min_bet"], high=values["max_bet"])
 
     # -- the protocol ------------------------------------------------------------------------
 
@@ -170,10 +170,9 @@ class Engine:
         """Apply `cmd`: the new state and what happened, or IllegalCommand and no change."""
         entry = self._commands.get(cmd.kind)
         if entry is None:
-            raise IllegalCommand(
-                f"{self.title} has no command {cmd.kind!r}; it accepts: "
-                + ", ".join(sorted(self._commands))
-            )
+            raise IllegalCommand("%(game)s has no command %(kind)s; it accepts: %(kinds)s",
+                                 game=self.title, kind=repr(cmd.kind),
+                                 kinds=tuple(sorted(self._commands)))
         handler, spec = entry
         self._check_args(cmd, spec)
         new_state, events = handler(self, state, cmd)
@@ -236,24 +235,30 @@ class Engine:
 
     def _check_args(self, cmd: Command, spec: Mapping[str, Arg]) -> None:
         extra = sorted(set(cmd.args) - set(spec))
-        takes = ", ".join(f"{k} ({a.describe()})" for k, a in spec.items()) or "no arguments"
         if extra:
-            raise IllegalCommand(f"{cmd.kind!r} does not take {extra[0]!r}; it takes {takes}")
+            takes = tuple(Words("%(name)s (%(accepts)s)", name=k, accepts=a.describe())
+                          for k, a in spec.items()) or Words("no arguments")
+            raise IllegalCommand("%(kind)s does not take %(arg)s; it takes %(takes)s",
+                                 kind=repr(cmd.kind), arg=repr(extra[0]), takes=takes)
         for name, arg in spec.items():
             if name not in cmd.args:
                 if arg.optional:
                     continue
-                raise IllegalCommand(f"{cmd.kind!r} needs {name!r}: {arg.describe()}")
+                raise IllegalCommand("%(kind)s needs %(name)s: %(accepts)s", kind=repr(cmd.kind),
+                                     name=repr(name), accepts=arg.describe())
             value = cmd.args[name]
             ok = type(value) is arg.type if arg.type in (int, bool) else isinstance(value, arg.type)
             if ok and arg.type is int and abs(value) > MAX_INT:
-                raise IllegalCommand(f"{cmd.kind!r}: {name} = {value}; expected at most {MAX_INT}")
+                raise IllegalCommand("%(kind)s: %(name)s = %(value)s; expected at most %(most)s",
+                                     kind=repr(cmd.kind), name=name, value=value, most=MAX_INT)
             if ok and arg.minimum is not None:
                 ok = value >= arg.minimum
             if ok and arg.choices is not None:
                 ok = value in arg.choices
             if not ok:
-                raise IllegalCommand(f"{cmd.kind!r}: {name} = {value!r}; expected {arg.describe()}")
+                raise IllegalCommand("%(kind)s: %(name)s = %(value)s; expected %(accepts)s",
+                                     kind=repr(cmd.kind), name=name, value=repr(value),
+                                     accepts=arg.describe())
 
     # -- shared helpers for modes -------------------------------------------------------------
 
@@ -261,7 +266,7 @@ class Engine:
     def seated(state: State, player: str) -> str:
         """`player` if seated, else IllegalCommand."""
         if player not in state.seats:
-            raise IllegalCommand(f"{player} is not seated at this table")
+            raise IllegalCommand("%(player)s is not seated at this table", player=Name(player))
         return player
 
     def check_stake(self, state: State, player: str, amount: int, unit: int = 1,
@@ -269,12 +274,16 @@ class Engine:
         """Refuse a stake outside the limits, not a multiple of `unit`, or over the balance."""
         lo, hi = state.settings["min_bet"], state.settings["max_bet"]
         if amount < lo or amount > hi:
-            raise IllegalCommand(f"a {what} of {amount} is outside the table limits: {lo} to {hi}")
+            raise IllegalCommand("a %(what)s of %(amount)s is outside the table limits: "
+                                 "%(low)s to %(high)s", what=what, amount=amount, low=lo,
+                                 high=hi)
         if amount % unit:
-            raise IllegalCommand(f"a {what} must be a multiple of {unit} coins, not {amount}")
+            raise IllegalCommand("a %(what)s must be a multiple of %(unit)s coins, not "
+                                 "%(amount)s", what=what, unit=unit, amount=amount)
         held = state.ledger.balance(player_account(player))
         if amount > held:
-            raise IllegalCommand(f"{player} holds {held} coins; a {what} of {amount} is more")
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(what)s of %(amount)s is "
+                                 "more", player=Name(player), held=held, what=what, amount=amount)
 
     @staticmethod
     def stake(player: str, spot: str, amount: int) -> Entry:
@@ -314,14 +323,16 @@ class Engine:
     def _join(self, state: State, cmd: Command):
         player = check_player_name(cmd.args["player"])
         if player in state.seats:
-            raise IllegalCommand(f"{player} is already seated")
+            raise IllegalCommand("%(player)s is already seated", player=Name(player))
         if self.in_round(state):
             raise IllegalCommand("players join between rounds; wait for this round to end")
         if len(state.seats) >= state.settings["max_seats"]:
-            raise IllegalCommand(f"the table is full ({state.settings['max_seats']} seats)")
+            raise IllegalCommand("the table is full (%(seats)s seats)",
+                                 seats=state.settings["max_seats"])
         seat = cmd.args.get("seat", len(state.seats) + 1)
         if seat > len(state.seats) + 1:
-            raise IllegalCommand(f"seat {seat} does not exist yet: seats 1 to {len(state.seats) + 1}")
+            raise IllegalCommand("seat %(seat)s does not exist yet: seats 1 to %(last)s",
+                                 seat=seat, last=len(state.seats) + 1)
         seats = state.seats[: seat - 1] + (player,) + state.seats[seat - 1 :]
         ledger = state.ledger
         if player_account(player) not in ledger.balances:
@@ -333,9 +344,10 @@ class Engine:
     def _leave(self, state: State, cmd: Command):
         player = self.seated(state, cmd.args["player"])
         if self.in_round(state):
-            raise IllegalCommand(f"{player} leaves between rounds; wait for this round to end")
+            raise IllegalCommand("%(player)s leaves between rounds; wait for this round to end",
+                                 player=Name(player))
         if state.ledger.on_table(player):
-            raise IllegalCommand(f"{player} still has bets on the table")
+            raise IllegalCommand("%(player)s still has bets on the table", player=Name(player))
         seats = tuple(p for p in state.seats if p != player)
         new = self.seats_changed(state.replace(seats=seats), state)
         return new, [Event("left", {"player": player})]
@@ -353,10 +365,11 @@ class Engine:
         player = cmd.args["player"]
         held = state.ledger.balance(player_account(player))
         if player_account(player) not in state.ledger.balances:
-            raise IllegalCommand(f"{player} has no money at this table")
+            raise IllegalCommand("%(player)s has no money at this table", player=Name(player))
         amount = cmd.args.get("amount", held)
         if amount > held or amount == 0:
-            raise IllegalCommand(f"{player} holds {held} coins; cannot cash out {amount}")
+            raise IllegalCommand("%(player)s holds %(held)s coins; cannot cash out %(amount)s",
+                                 player=Name(player), held=held, amount=amount)
         entry = Entry.transfer("cash-out", player_account(player), CASHIER, amount)
         event = Event("cashed-out", {"player": player, "amount": amount}, (entry,))
         return self.post(state, [event]), [event]
@@ -367,12 +380,14 @@ class Engine:
             raise IllegalCommand("settings change between rounds; wait for this round to end")
         merged = {**state.settings, **cmd.args["settings"]}
         try:
-            values = resolve(self.setting_schema(), merged, where=f"the {self.name} settings")
+            values = resolve(self.setting_schema(), merged,
+                             where=Words("the %(game)s settings", game=Name(self.name)))
             self.check_settings(values)
         except ConfigError as exc:
-            raise IllegalCommand(str(exc)) from None
+            raise IllegalCommand.because(exc) from None
         if len(state.seats) > values["max_seats"]:
-            raise IllegalCommand(f"{len(state.seats)} players are seated; max_seats cannot be less")
+            raise IllegalCommand("%(seated)s players are seated; max_seats cannot be less",
+                                 seated=len(state.seats))
         changed = {k: v for k, v in values.items() if state.settings.get(k) != v}
         new = state.replace(settings=MappingProxyType(values))
         return new, [Event("configured", {"settings": changed})]

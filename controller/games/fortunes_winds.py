@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 import equipment
-from controller.errors import ConfigError, IllegalCommand
+from controller.errors import ConfigError, IllegalCommand, Words
 from controller.games import limits
 from controller.games.base import (
     Arg,
@@ -38,7 +38,7 @@ from controller.games.base import (
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
-from controller.settings import N_, Setting
+from controller.settings import N_, Name, Setting
 
 # -- the dice ---------------------------------------------------------------------------------
 
@@ -121,30 +121,32 @@ def parse_faces(faces: object) -> dict[str, str]:
     if isinstance(faces, str):
         faces = faces.replace(",", " ").split()
     if not isinstance(faces, list | tuple):
-        raise IllegalCommand(f"faces are a list of labels such as [\"NORTH\", \"VOID\"], "
-                             f"not {faces!r}")
+        raise IllegalCommand("faces are a list of labels such as [\"NORTH\", \"VOID\"], "
+                             "not %(faces)s", faces=repr(faces))
     out: dict[str, str] = {}
     for face in faces:
         label = face.strip().upper() if isinstance(face, str) else face
         if label not in DIE_OF:
-            raise IllegalCommand(f"{face!r} is not a face of the Fortunes and Winds dice; the "
-                                 f"faces are {', '.join(LABELS)}")
+            raise IllegalCommand("%(face)s is not a face of the Fortunes and Winds dice; the "
+                                 "faces are %(faces)s", face=repr(face), faces=LABELS)
         die = DIE_OF[label]
         if die in out:
-            raise IllegalCommand(f"{out[die]} and {label} are both faces of the "
-                                 f"{DIE[die].title}; a die shows one face")
+            raise IllegalCommand("%(face)s and %(other)s are both faces of the %(die)s; a die "
+                                 "shows one face", face=out[die], other=label,
+                                 die=DIE[die].title)
         out[die] = label
     return out
 
 
-def dice_words(dice: Iterable[str]) -> str:
-    """'the Earth, Fire and Moon dice' for people."""
+def dice_words(dice: Iterable[str]) -> Words:
+    """'the Earth, Fire and Moon dice' for people (`str()` of it; the dashboard translates)."""
     names = [DIE[d].name.title() for d in dice]
     if not names:
-        return "no dice"
+        return Words("no dice")
     if len(names) == 1:
-        return f"the {names[0]} die"
-    return f"the {', '.join(names[:-1])} and {names[-1]} dice"
+        return Words("the %(die)s die", die=names[0])
+    return Words("the %(dice)s dice", dice=Words("%(first)s and %(last)s", first=names[:-1],
+                                                 last=names[-1]))
 
 
 # -- bets -------------------------------------------------------------------------------------
@@ -155,11 +157,11 @@ LORD_MOON_SPOT = "lord-moon"
 SIDE_BETS = ("daikoku-for", "daikoku-against", "lady-sun-tea", "hungry-moon")
 BET_KINDS = (STANDARD, *SIDE_BETS)
 BET_NAMES = {
-    STANDARD: "standard bet",
-    "daikoku-for": "Daikoku's Belly (for the shooter)",
-    "daikoku-against": "Daikoku's Belly (against the shooter)",
-    "lady-sun-tea": "Lady Sun's Tea",
-    "hungry-moon": "Hungry Moon",
+    STANDARD: N_("standard bet"),
+    "daikoku-for": N_("Daikoku's Belly (for the shooter)"),
+    "daikoku-against": N_("Daikoku's Belly (against the shooter)"),
+    "lady-sun-tea": N_("Lady Sun's Tea"),
+    "hungry-moon": N_("Hungry Moon"),
 }
 #: How a turn ended.
 WIN, LORD_MOON_LOSS, NO_COMBINATION = "win", "lord-moon", "no-combination"
@@ -288,8 +290,9 @@ class FortunesWinds(Engine):
             if smallest_stake(values, kind) is None:
                 lo, hi = limits.limits(values, kind)
                 raise ConfigError(
-                    f"the limits {lo} to {hi} leave no {BET_NAMES[kind]} the table can take: "
-                    f"its stakes are multiples of {stake_unit(values, kind)}")
+                    "the limits %(low)s to %(high)s leave no %(bet)s the table can take: its "
+                    "stakes are multiples of %(unit)s", low=lo, high=hi, bet=BET_NAMES[kind],
+                    unit=stake_unit(values, kind))
 
     def in_round(self, state: FortunesWindsState) -> bool:
         return state.roll > 0
@@ -312,8 +315,9 @@ class FortunesWinds(Engine):
             raise IllegalCommand("nobody is seated to shoot")
         player = cmd.args.get("player", state.shooter)
         if player != state.shooter:
-            raise IllegalCommand(f"only the shooter ({state.shooter}) may {action}; "
-                                 f"{player} is not the shooter")
+            raise IllegalCommand("only the shooter (%(shooter)s) may %(action)s; %(player)s is "
+                                 "not the shooter", shooter=Name(state.shooter), action=action,
+                                 player=Name(player))
         return player
 
     def may_decline(self, state: FortunesWindsState) -> bool:
@@ -330,33 +334,55 @@ class FortunesWinds(Engine):
         player, kind, amount = cmd.args["player"], cmd.args["bet"], cmd.args["amount"]
         self.seated(state, player)
         name = BET_NAMES[kind]
+        if state.roll == 1:
+            raise IllegalCommand("bets are laid before the turn's first roll; this turn has had "
+                                 "1 roll, wait for the next")
         if state.roll:
-            raise IllegalCommand(f"bets are laid before the turn's first roll; this turn has had "
-                                 f"{state.roll} roll{'s' * (state.roll > 1)}, wait for the next")
+            raise IllegalCommand("bets are laid before the turn's first roll; this turn has had "
+                                 "%(rolls)s rolls, wait for the next", rolls=state.roll)
         if kind != STANDARD and player == state.shooter:
-            raise IllegalCommand(f"{player} is the shooter; the shooter may not make side bets "
-                                 "(he lays the standard bet and the same for Lord Moon)")
+            raise IllegalCommand("%(player)s is the shooter; the shooter may not make side bets "
+                                 "(he lays the standard bet and the same for Lord Moon)",
+                                 player=Name(player))
         if kind == "daikoku-against" and not state.settings["daikoku_against"]:
             raise IllegalCommand("this house has no space for betting against the shooter; "
                                  "Daikoku's Belly is taken only for the shooter")
         unit = stake_unit(state.settings, kind)
+        if amount % unit and kind == STANDARD:
+            raise IllegalCommand("a %(bet)s must be a multiple of %(unit)s coins, not "
+                                 "%(amount)s", bet=name, unit=unit, amount=amount)
         if amount % unit:
-            pays = "" if kind == STANDARD else f" (it pays {pays_of(state.settings, kind)})"
-            raise IllegalCommand(f"a {name} must be a multiple of {unit} coins{pays}, not "
-                                 f"{amount}")
+            raise IllegalCommand("a %(bet)s must be a multiple of %(unit)s coins (it pays "
+                                 "%(pays)s), not %(amount)s", bet=name, unit=unit,
+                                 pays=pays_of(state.settings, kind), amount=amount)
         lo, hi = limits.limits(state.settings, kind)
         on_spot = state.ledger.balance(bet_account(player, kind))
         total = on_spot + amount
+        if (total < lo or total > hi) and on_spot:
+            raise IllegalCommand("%(player)s would have %(total)s on the %(bet)s (%(on_spot)s "
+                                 "already on it); the table takes %(low)s to %(high)s",
+                                 player=Name(player), total=total, bet=name, on_spot=on_spot,
+                                 low=lo, high=hi)
         if total < lo or total > hi:
-            already = f" ({on_spot} already on it)" if on_spot else ""
-            raise IllegalCommand(f"{player} would have {total} on the {name}{already}; the "
-                                 f"table takes {lo} to {hi}")
+            raise IllegalCommand("%(player)s would have %(total)s on the %(bet)s; the table "
+                                 "takes %(low)s to %(high)s", player=Name(player), total=total,
+                                 bet=name, low=lo, high=hi)
         cost = 2 * amount if kind == STANDARD else amount
         held = state.ledger.balance(player_account(player))
         if cost > held:
-            extra = f" ({amount} more for Lord Moon)" if kind == STANDARD else ""
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {name} of "
-                                 f"{amount} needs {cost}{extra}")
+            values = {"player": Name(player), "held": held, "bet": name, "amount": amount,
+                      "cost": cost}
+            if kind == STANDARD and held == 1:
+                raise IllegalCommand("%(player)s holds 1 coin; a %(bet)s of %(amount)s needs "
+                                     "%(cost)s (%(amount)s more for Lord Moon)", **values)
+            if kind == STANDARD:
+                raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s "
+                                     "needs %(cost)s (%(amount)s more for Lord Moon)", **values)
+            if held == 1:
+                raise IllegalCommand("%(player)s holds 1 coin; a %(bet)s of %(amount)s needs "
+                                     "%(cost)s", **values)
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s "
+                                 "needs %(cost)s", **values)
         entries = (self.stake(player, kind, amount),)
         data: dict[str, Any] = {"player": player, "bet": kind, "amount": amount}
         if kind == STANDARD:
@@ -367,22 +393,23 @@ class FortunesWinds(Engine):
 
     @command("roll", faces=Arg(list), player=Arg(str, optional=True))
     def roll(self, state: FortunesWindsState, cmd: Command) -> Handled:
-        shooter = self._check_shooter(state, cmd, "roll the dice")
+        shooter = self._check_shooter(state, cmd, N_("roll the dice"))
         if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
-            raise IllegalCommand(f"{shooter} (the shooter) lays a standard bet, and as much "
-                                 "again for Lord Moon, before the first roll")
+            raise IllegalCommand("%(shooter)s (the shooter) lays a standard bet, and as much "
+                                 "again for Lord Moon, before the first roll", shooter=Name(shooter))
         faces = parse_faces(cmd.args["faces"])
         must = state.to_roll()
         kept = [d for d in faces if d in state.set_aside]
         if kept:
             d = kept[0]
-            raise IllegalCommand(f"the {DIE[d].title} is set aside ({state.showing_map()[d]}) "
-                                 f"and is not rolled again this turn; the roll shows "
-                                 f"{dice_words(must)}")
+            raise IllegalCommand("the %(die)s is set aside (%(face)s) and is not rolled again "
+                                 "this turn; the roll shows %(dice)s", die=DIE[d].title,
+                                 face=state.showing_map()[d], dice=dice_words(must))
         missing = [d for d in must if d not in faces]
         if missing:
-            raise IllegalCommand(f"the roll must show {dice_words(must)}, one face each; "
-                                 f"missing: {dice_words(missing)}")
+            raise IllegalCommand("the roll must show %(dice)s, one face each; missing: "
+                                 "%(missing)s", dice=dice_words(must),
+                                 missing=dice_words(missing))
         showing = {**state.showing_map(), **faces}
         rolls = state.roll + 1
         combo = combination_of(showing)
@@ -409,7 +436,7 @@ class FortunesWinds(Engine):
 
     @command("set-aside", dice=Arg(list), player=Arg(str, optional=True))
     def set_aside(self, state: FortunesWindsState, cmd: Command) -> Handled:
-        self._check_shooter(state, cmd, "set dice aside")
+        self._check_shooter(state, cmd, N_("set dice aside"))
         if not state.roll:
             raise IllegalCommand("dice are set aside after a roll of the turn; roll first")
         labels = cmd.args["dice"]
@@ -421,22 +448,25 @@ class FortunesWinds(Engine):
         for face in labels:
             label = face.strip().upper() if isinstance(face, str) else face
             if label not in DIE_OF:
-                raise IllegalCommand(f"{face!r} is not a face of the Fortunes and Winds dice; "
-                                     "name a white die by the face it shows")
+                raise IllegalCommand("%(face)s is not a face of the Fortunes and Winds dice; "
+                                     "name a white die by the face it shows", face=repr(face))
             die = DIE_OF[label]
             if die == MOON_DIE:
                 raise IllegalCommand("the black Moon die is rolled on every roll; only white "
                                      "dice are set aside")
             if showing[die] != label:
-                raise IllegalCommand(f"the {DIE[die].title} shows {showing[die]}, not {label}")
+                raise IllegalCommand("the %(die)s shows %(face)s, not %(label)s",
+                                     die=DIE[die].title, face=showing[die], label=label)
             if die in state.set_aside or die in chosen:
-                raise IllegalCommand(f"the {DIE[die].title} ({label}) is already set aside; "
-                                     "only dice just rolled can be set aside")
+                raise IllegalCommand("the %(die)s (%(label)s) is already set aside; only dice "
+                                     "just rolled can be set aside", die=DIE[die].title,
+                                     label=label)
             chosen.append(die)
         if len(state.set_aside) + len(chosen) > MAX_SET_ASIDE:
             left = MAX_SET_ASIDE - len(state.set_aside)
-            raise IllegalCommand(f"at most {MAX_SET_ASIDE} white dice are set aside in a turn; "
-                                 f"{len(state.set_aside)} already are, so {left} more at most")
+            raise IllegalCommand("at most %(most)s white dice are set aside in a turn; "
+                                 "%(already)s already are, so %(left)s more at most",
+                                 most=MAX_SET_ASIDE, already=len(state.set_aside), left=left)
         new = state.replace(set_aside=state.set_aside + tuple(chosen))
         return new, [Event("set-aside", {"shooter": state.shooter,
                                          "dice": [showing[d] for d in chosen],
@@ -445,12 +475,12 @@ class FortunesWinds(Engine):
 
     @command("pass", player=Arg(str, optional=True))
     def pass_dice(self, state: FortunesWindsState, cmd: Command) -> Handled:
-        shooter = self._check_shooter(state, cmd, "pass the dice")
+        shooter = self._check_shooter(state, cmd, N_("pass the dice"))
         if state.roll:
             raise IllegalCommand("the turn is under way; the dice pass when it ends")
         if not state.won_last and not self.may_decline(state):
-            raise IllegalCommand(f"{shooter} passes the dice after a winning turn; he has not "
-                                 "won one yet (a loss passes them to the left)")
+            raise IllegalCommand("%(shooter)s passes the dice after a winning turn; he has not "
+                                 "won one yet (a loss passes them to the left)", shooter=Name(shooter))
         # Bets laid for a turn that will not be thrown go back to their owners.
         events = [self.settle(state.ledger, *account.split(":")[1:], "push")
                   for account in sorted(state.ledger.accounts("bet"))]
@@ -465,8 +495,8 @@ class FortunesWinds(Engine):
     def leave(self, state: FortunesWindsState, cmd: Command) -> Handled:
         player = cmd.args["player"]
         if player == state.shooter and state.ledger.accounts("bet"):
-            raise IllegalCommand(f"{player} is the shooter and bets are laid on his turn; "
-                                 "he throws it (or passes the dice) before leaving")
+            raise IllegalCommand("%(player)s is the shooter and bets are laid on his turn; he "
+                                 "throws it (or passes the dice) before leaving", player=Name(player))
         return Engine._leave(self, state, cmd)
 
     @command("configure", settings=dict)
@@ -511,11 +541,11 @@ class FortunesWinds(Engine):
         the banker; a die read without enough confidence is uncertain."""
         shooter = state.shooter
         if shooter is None:
-            return Reading(problems=("nobody is seated to shoot",))
+            return Reading(problems=(Words("nobody is seated to shoot"),))
         if not state.roll and not state.ledger.balance(bet_account(shooter, STANDARD)):
-            return Reading(problems=(f"no roll is expected yet: {shooter} (the shooter) lays a "
-                                     "standard bet first",))
-        problems: list[str] = []
+            return Reading(problems=(Words("no roll is expected yet: %(shooter)s (the shooter) "
+                                           "lays a standard bet first", shooter=Name(shooter)),))
+        problems: list[Words] = []
         uncertain: list[int] = []
         showing = state.showing_map()
 
@@ -525,7 +555,8 @@ class FortunesWinds(Engine):
                 uncertain.append(index)
                 return None
             if seen.label not in DIE_OF:
-                problems.append(f"{seen.label} is not a face of the Fortunes and Winds dice")
+                problems.append(Words("%(label)s is not a face of the Fortunes and Winds dice",
+                                      label=seen.label))
                 return None
             return DIE_OF[seen.label]
 
@@ -534,52 +565,60 @@ class FortunesWinds(Engine):
         counted = {"tray": 0, "rolling": 0}
         for index, seen in enumerate(observation.objects):
             if seen.kind != "die":
-                problems.append("something that is not a die is on the felt (a hand?)")
+                problems.append(Words("something that is not a die is on the felt (a hand?)"))
                 continue
             if seen.zone == "outside":
-                problems.append(f"a die ({seen.label or 'unread'}) lies outside the felt")
+                problems.append(Words("a die (%(label)s) lies outside the felt",
+                                      label=seen.label or N_("unread")))
                 continue
             if seen.cocked:
-                problems.append(f"a die ({seen.label or 'unread'}) is cocked, not flat: "
-                                "it is thrown again")
+                problems.append(Words("a die (%(label)s) is cocked, not flat: it is thrown again",
+                                      label=seen.label or N_("unread")))
             counted[seen.zone] += 1
             die = sure(index, seen)
             if die is None:
                 continue
             place = tray if seen.zone == "tray" else rolled
             if die in tray or die in rolled:
-                problems.append(f"two faces of the {DIE[die].title} are read "
-                                f"({(tray | rolled)[die]} and {seen.label})")
+                problems.append(Words("two faces of the %(die)s are read (%(face)s and "
+                                      "%(other)s)", die=DIE[die].title,
+                                      face=(tray | rolled)[die], other=seen.label))
                 continue
             place[die] = seen.label
 
         # Dice set aside earlier rest in the tray as they were.
         for die in state.set_aside:
             if die in rolled:
-                problems.append(f"the {DIE[die].title} is set aside; it lies in the rolling area")
+                problems.append(Words("the %(die)s is set aside; it lies in the rolling area",
+                                      die=DIE[die].title))
             elif die in tray and tray[die] != showing[die]:
-                problems.append(f"the set-aside {DIE[die].title} moved: it showed "
-                                f"{showing[die]}, it shows {tray[die]}")
+                problems.append(Words("the set-aside %(die)s moved: it showed %(face)s, it "
+                                      "shows %(now)s", die=DIE[die].title, face=showing[die],
+                                      now=tray[die]))
         # Dice newly in the tray are set aside now, showing what they showed on the last roll.
         newly = [die for die in tray if die not in state.set_aside]
         for die in newly:
             if not state.roll:
-                problems.append("dice are set aside after a roll of the turn; the tray should "
-                                f"be empty (the {DIE[die].title} is in it)")
+                problems.append(Words("dice are set aside after a roll of the turn; the tray "
+                                      "should be empty (the %(die)s is in it)",
+                                      die=DIE[die].title))
             elif die == MOON_DIE:
-                problems.append("the black Moon die is rolled every roll; it is in the tray")
+                problems.append(Words("the black Moon die is rolled every roll; it is in the "
+                                      "tray"))
             elif tray[die] != showing[die]:
-                problems.append(f"the {DIE[die].title} in the tray shows {tray[die]}; it "
-                                f"showed {showing[die]} on the last roll")
+                problems.append(Words("the %(die)s in the tray shows %(face)s; it showed "
+                                      "%(before)s on the last roll", die=DIE[die].title,
+                                      face=tray[die], before=showing[die]))
         must = [d for d in state.to_roll() if d not in newly]
         if counted["tray"] < len(state.set_aside):
-            problems.append(f"{len(state.set_aside)} set-aside dice belong in the tray; "
-                            f"{counted['tray']} are there")
+            problems.append(Words("%(aside)s set-aside dice belong in the tray; %(there)s are "
+                                  "there", aside=len(state.set_aside), there=counted["tray"]))
         if counted["rolling"] != len(must):
-            problems.append(f"the roll shows {counted['rolling']} dice in the rolling area; "
-                            f"it must show {len(must)}: {dice_words(must)}")
+            problems.append(Words("the roll shows %(shown)s dice in the rolling area; it must "
+                                  "show %(must)s: %(dice)s", shown=counted["rolling"],
+                                  must=len(must), dice=dice_words(must)))
         elif MOON_DIE not in rolled and not uncertain:
-            problems.append("the black Moon die is not in the rolling area")
+            problems.append(Words("the black Moon die is not in the rolling area"))
         faces = {d: showing.get(d) for d in state.set_aside}
         faces.update({d: tray[d] for d in newly})
         faces.update(rolled)
@@ -596,7 +635,7 @@ class FortunesWinds(Engine):
             try:
                 trial, _ = self.apply(trial, cmd)
             except IllegalCommand as exc:
-                return Reading(problems=(str(exc),), faces=faces)
+                return Reading(problems=(Words.of(exc),), faces=faces)
         return Reading(tuple(commands), faces=faces)
 
     def light(self, state: FortunesWindsState, events: tuple[Event, ...]) -> str:

@@ -30,7 +30,7 @@ from controller.games.base import (
 )
 from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.modes import Mode
-from controller.settings import Setting
+from controller.settings import N_, Name, Setting
 
 MAINS = (5, 6, 7, 8, 9)
 BETS = ("caster-wins", "caster-loses", "odds")
@@ -113,14 +113,15 @@ class Hazard(Engine):
             raise IllegalCommand("nobody is seated to cast")
         player = cmd.args.get("player", state.caster)
         if player != state.caster:
-            raise IllegalCommand(f"only the caster ({state.caster}) may {action}; {player} "
-                                 "is not the caster")
+            raise IllegalCommand("only the caster (%(caster)s) may %(action)s; %(player)s is "
+                                 "not the caster", caster=Name(state.caster), action=action,
+                                 player=Name(player))
 
     @command("call-main", main=Arg(int, choices=MAINS), player=Arg(str, optional=True))
     def call_main(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
-        self._check_caster(state, cmd, "call the main")
+        self._check_caster(state, cmd, N_("call the main"))
         if self.in_round(state):
-            raise IllegalCommand(f"the main is already {state.main}; throw the dice")
+            raise IllegalCommand("the main is already %(main)s; throw the dice", main=state.main)
         main = cmd.args["main"]
         return state.replace(main=main), [Event("main-called", {"caster": state.caster,
                                                                 "main": main})]
@@ -137,32 +138,40 @@ class Hazard(Engine):
             unit = odds_pays(state.main, state.chance).unit
         else:
             if state.throws:
-                raise IllegalCommand(f"{kind} bets are taken before the first throw")
+                raise IllegalCommand("%(bet)s bets are taken before the first throw", bet=kind)
             if kind == "caster-loses" and player == state.caster:
                 raise IllegalCommand("the caster may not bet that he loses")
             unit = self._pays(state, kind).unit
         if amount % unit:
-            raise IllegalCommand(f"a {kind} bet must be a multiple of {unit} coins, not {amount}")
+            raise IllegalCommand("a %(bet)s bet must be a multiple of %(unit)s coins, not "
+                                 "%(amount)s", bet=kind, unit=unit, amount=amount)
         lo, hi = limits.limits(state.settings, kind)
         on_spot = state.ledger.balance(bet_account(player, kind))
-        if not lo <= on_spot + amount <= hi:
-            already = f" ({on_spot} already on it)" if on_spot else ""
-            raise IllegalCommand(f"{player} would have {on_spot + amount} on {kind}{already}; "
-                                 f"the table takes {lo} to {hi}")
         held = state.ledger.balance(player_account(player))
+        values = {"player": Name(player), "total": on_spot + amount, "bet": kind, "on_spot": on_spot,
+                  "low": lo, "high": hi, "held": held, "amount": amount}
+        if not lo <= on_spot + amount <= hi and on_spot:
+            raise IllegalCommand("%(player)s would have %(total)s on %(bet)s (%(on_spot)s "
+                                 "already on it); the table takes %(low)s to %(high)s", **values)
+        if not lo <= on_spot + amount <= hi:
+            raise IllegalCommand("%(player)s would have %(total)s on %(bet)s; the table takes "
+                                 "%(low)s to %(high)s", **values)
+        if amount > held == 1:
+            raise IllegalCommand("%(player)s holds 1 coin; a %(bet)s bet of %(amount)s is more",
+                                 **values)
         if amount > held:
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {kind} bet "
-                                 f"of {amount} is more")
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s bet of %(amount)s "
+                                 "is more", **values)
         event = Event("bet-placed", {"player": player, "bet": kind, "amount": amount},
                       (self.stake(player, kind, amount),))
         return self.post(state, [event]), [event]
 
     @command("throw", dice=list, player=Arg(str, optional=True))
     def throw(self, state: HazardState, cmd: Command) -> tuple[State, list[Event]]:
-        self._check_caster(state, cmd, "throw the dice")
+        self._check_caster(state, cmd, N_("throw the dice"))
         dice = cmd.args["dice"]
         if len(dice) != 2 or not all(type(d) is int and 1 <= d <= 6 for d in dice):
-            raise IllegalCommand(f"a throw is two dice from 1 to 6, not {dice!r}")
+            raise IllegalCommand("a throw is two dice from 1 to 6, not %(dice)s", dice=repr(dice))
         if not self.in_round(state):
             raise IllegalCommand("the caster calls a main before throwing")
         total = sum(dice)

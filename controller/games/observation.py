@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from controller.errors import IllegalCommand
+from controller.errors import IllegalCommand, Words
 from controller.protocol import Command
 
 #: Table zones (set in the table geometry): where dice are thrown, where set-aside dice rest.
@@ -47,9 +47,11 @@ class Seen:
                 candidates=tuple((str(c[0]), float(c[1])) for c in data.get("candidates", ())),
             )
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise IllegalCommand(f"an observed object is malformed: {exc}") from None
+            raise IllegalCommand("an observed object is malformed: %(why)s",
+                                 why=str(exc)) from None
         if seen.zone not in ZONES:
-            raise IllegalCommand(f"zone {seen.zone!r}: one of {', '.join(ZONES)}")
+            raise IllegalCommand("zone %(zone)s: one of %(zones)s", zone=repr(seen.zone),
+                                 zones=ZONES)
         return seen
 
     def to_json(self) -> dict:
@@ -80,8 +82,8 @@ class Observation:
         objects = list(self.objects)
         for index, label in labels.items():
             if not 0 <= index < len(objects):
-                raise IllegalCommand(f"there is no object {index} in this observation "
-                                     f"(0 to {len(objects) - 1})")
+                raise IllegalCommand("there is no object %(index)s in this observation (0 to "
+                                     "%(last)s)", index=index, last=len(objects) - 1)
             objects[index] = Seen(label, 1.0, objects[index].center, objects[index].zone,
                                   False, "die", objects[index].candidates)
         return Observation(tuple(objects))
@@ -101,7 +103,8 @@ class Reading:
     """
 
     commands: tuple[Command, ...] = ()
-    problems: tuple[str, ...] = ()
+    #: Why the banker must look, in words (`Words`, or plain English strings).
+    problems: tuple[Words | str, ...] = ()
     uncertain: tuple[int, ...] = ()
     #: What the dice show as read, for the screens: die name -> label (or None).
     faces: Mapping[str, str | None] = field(default_factory=dict)
@@ -112,5 +115,5 @@ class Reading:
 
     def to_json(self) -> dict:
         return {"ready": self.ready, "commands": [c.to_json() for c in self.commands],
-                "problems": list(self.problems), "uncertain": list(self.uncertain),
+                "problems": [str(p) for p in self.problems], "uncertain": list(self.uncertain),
                 "faces": dict(self.faces)}

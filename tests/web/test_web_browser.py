@@ -79,11 +79,21 @@ def serve_app(app, data_dir):
 @pytest.fixture
 def server(tmp_path):
     """The dashboard served on a free port (werkzeug, threaded) with a still camera."""
+    yield from serve(tmp_path, open_table(tmp_path / "journal.sqlite3"))
+
+
+@pytest.fixture
+def hazard_server(tmp_path):
+    """The same, at a Hazard table (Ann casts, Bob bets)."""
+    yield from serve(tmp_path, open_table(tmp_path / "journal.sqlite3", mode="hazard",
+                                          players=("Ann", "Bob")))
+
+
+def serve(tmp_path, table):
     from controller.live import LiveTable
     from web import Services, create_app
     from web.camera import StillCamera
 
-    table = open_table(tmp_path / "journal.sqlite3")
     camera = StillCamera(frame_jpeg())
     live = LiveTable(table)
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml",
@@ -522,6 +532,15 @@ def test_a_whole_turn_in_french(browser, server):
     page.click(".chip[data-chip='1']")
     tap_spot(page, "Ginawa", "standard")
     page.wait_for_selector(".felt-seat[data-player='Ginawa'] [data-spot='lord-moon'] .stake:text('1')")
+    # Refusals read in French: a greyed spot's reason, and a bet the table refuses.
+    tap_spot(page, "Ginawa", "hungry-moon", greyed=True)
+    page.wait_for_selector("#toast.error:text('ne fait pas de mises annexes')")
+    assert english_on_screen(page) == []
+    page.click(".chip[data-chip='50']")
+    tap_spot(page, "Ujikeme", "daikoku-against")
+    page.wait_for_selector("#toast.error:text('un multiple de 3 pièces (elle paie 2:3), pas 50')")
+    page.screenshot(path=str(ARTIFACTS / "fr-refusal.png"))
+    assert english_on_screen(page) == []
     page.click(".chip[data-chip='3']")
     tap_spot(page, "Ujikeme", "daikoku-against")
     page.wait_for_selector(".felt-seat[data-player='Ujikeme'] [data-spot='daikoku-against'] "
@@ -529,6 +548,9 @@ def test_a_whole_turn_in_french(browser, server):
     seq = table.journal.last_seq() + 1
     a_reading(live, camera)
     page.wait_for_selector("#confirm[data-pending] .die-row[data-row='i1'].uncertain")
+    page.click("#confirm-reading")  # the uncertain die not tapped yet
+    page.wait_for_selector("#toast.error:text('#2')")
+    assert english_on_screen(page) == []
     for size, viewport in SIZES.items():
         page.set_viewport_size(viewport)
         page.screenshot(path=str(ARTIFACTS / f"fr-reading-{size}.png"))
@@ -544,6 +566,9 @@ def test_a_whole_turn_in_french(browser, server):
     page.click("button.die[data-value='NORTH']")
     page.click("button.die[data-value='EAST']")
     act(page, table, "button.set-aside")
+    page.click("#confirm-roll")  # no face tapped yet
+    page.wait_for_selector("#toast.error:text('touchez la face du')")
+    assert english_on_screen(page) == []
     page.click("#confirm .die-row[data-row='FIRE'] .face[data-face='WEST']")
     page.click("#confirm .die-row[data-row='AIR'] .face[data-face='AIR']")
     page.click("#confirm .die-row[data-row='MOON'] .face[data-face='SUN']")
@@ -569,6 +594,44 @@ def test_a_whole_turn_in_french(browser, server):
     page.goto(url + "/money/")
     assert english_on_screen(page) == []
     page.screenshot(path=str(ARTIFACTS / "fr-money.png"), full_page=True)
+    page.close()
+
+
+def test_a_hazard_round_in_french(browser, hazard_server):
+    """A Hazard round in French: the refusals (a greyed spot's reason, a bet the table
+    refuses, a throw with no die tapped) and the settlement, with no English on the screen."""
+    url, table = hazard_server["url"], hazard_server["table"]
+    page = new_page(browser, SIZES["tablet-landscape"])
+    setup_banker(page, url)
+    page.click("header form[action='/language/fr'] button")
+    page.wait_for_selector("html[lang=fr]")
+    assert english_on_screen(page) == []
+    bob = ".hz-seat[data-player='Bob'] button[data-spot='{}']"
+    page.click(bob.format("caster-wins"), force=True)  # greyed: no main yet
+    page.wait_for_selector("#toast.error:text(\"les mises s'ouvrent quand le lanceur\")")
+    assert english_on_screen(page) == []
+    act(page, table, "button.main-btn:text-is('7')")
+    page.click(".hz-seat[data-player='Ann'] button[data-spot='caster-loses']", force=True)
+    page.wait_for_selector("#toast.error:text(\"le lanceur ne peut pas miser qu'il perd\")")
+    assert english_on_screen(page) == []
+    page.click(".chip[data-chip='50']")
+    page.click(bob.format("caster-wins"))
+    page.wait_for_selector("#toast.error:text('« le lanceur gagne »')")
+    assert english_on_screen(page) == []
+    page.click(".chip[data-chip='5']")
+    act(page, table, bob.format("caster-loses"))
+    page.click("#confirm-roll")  # no face tapped yet
+    page.wait_for_selector("#toast.error:text('touchez la face du Dé 1')")
+    assert english_on_screen(page) == []
+    page.click("#confirm .die-row[data-row='d1'] .face[data-face='3']")
+    page.click("#confirm .die-row[data-row='d2'] .face[data-face='4']")
+    act(page, table, "#confirm-roll")
+    page.wait_for_selector("#settlement")
+    assert table.state.rounds == 1
+    for size, viewport in SIZES.items():
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(ARTIFACTS / f"fr-hazard-{size}.png"), full_page=True)
+        assert english_on_screen(page) == [], size
     page.close()
 
 

@@ -22,38 +22,13 @@ from controller.games.fortunes_winds import (
     smallest_stake,
     stake_unit,
 )
-from web.i18n import tn
+from web.i18n import N_, t, tn
 from web.modes import ModePage, PageInput, glyphs, manual_rows, reason, result_line
 
 log = logging.getLogger(__name__)
 
 #: The kanji printed on each face (the seed's dice, from equipment/fortunes-and-winds.json).
 KANJI = glyphs(EQUIPMENT)
-
-#: The page's words in French.
-FRENCH = {
-    "no combination": "pas de combinaison",
-    "Set aside": "Mettre de côté",
-    "Set aside the selected dice": "Mettre de côté les dés choisis",
-    "Pass the dice": "Passer les dés",
-    "Advisor": "Conseil",
-    "Standard Bet": "Mise standard",
-    "Bet for Lord Moon": "Mise pour Seigneur Lune",
-    "Earth die": "Dé de la Terre",
-    "Water die": "Dé de l'Eau",
-    "Fire die": "Dé du Feu",
-    "Air die": "Dé de l'Air",
-    "Moon die": "Dé de la Lune",
-    "Lord Moon: bets lost": "Seigneur Lune : mises perdues",
-    "won the last turn: a new turn, or pass the dice":
-        "a gagné le dernier tour : nouveau tour, ou passer les dés",
-    "New turn: lay the bets": "Nouveau tour : posez les mises",
-    "Win: bet 2 to win 3": "Gagne : 2 pour gagner 3",
-    "Lose: bet 3 to win 2": "Perd : 3 pour gagner 2",
-    "3 rolls: bet 1 to win 1": "3 lancers : 1 pour gagner 1",
-    "Fewer: bet 1 to win 1, bar Fortunes & Winds":
-        "Moins : 1 pour gagner 1, sauf Fortunes et Vents",
-}
 
 #: The felt's spaces for one seat, as the seed draws them: (bet, name, words), two rows.
 FELT = (
@@ -130,9 +105,10 @@ def context(page: PageInput) -> dict:
                      "pickable": bool(pickable and face and not aside and name != MOON_DIE)})
     first_pick = next((d["face"] for d in dice if d["pickable"]), None)
     set_aside_reason = (reason(engine, state, "set-aside", dice=[first_pick]) if first_pick
-                        else "dice are set aside after a roll with neither Lord Moon nor a "
-                             "combination" if not state.roll else
-                        f"at most {MAX_SET_ASIDE} white dice are set aside in a turn")
+                        else t(N_("dice are set aside after a roll with neither Lord Moon nor "
+                                  "a combination")) if not state.roll else
+                        t(N_("at most %(most)s white dice are set aside in a turn"))
+                        % {"most": MAX_SET_ASIDE})
     return {"seats": seats, "dice": dice, "shooter": state.shooter, "roll": state.roll,
             "phase": view["phase"], "may_set_aside": view["may_set_aside"],
             "set_aside_reason": set_aside_reason,
@@ -170,4 +146,4 @@ def ended_line(ended: RoundEnded, t) -> str:
 PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
                 holder=lambda page: page.state.shooter,
                 bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
-                faces_for=faces_for, face_marks=KANJI, french=FRENCH, ended_line=ended_line)
+                faces_for=faces_for, face_marks=KANJI, ended_line=ended_line)

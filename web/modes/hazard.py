@@ -5,24 +5,6 @@ from __future__ import annotations
 from controller.games.hazard import BETS, MAINS, odds_pays
 from web.modes import ModePage, PageInput, manual_rows, reason
 
-#: The page's words in French.
-FRENCH = {
-    "the caster wins": "le lanceur gagne",
-    "the caster loses": "le lanceur perd",
-    "Call the main": "Annoncer la main",
-    "Main": "Main",
-    "Chance": "Chance",
-    "Throws": "Coups",
-    "Losses in a row": "Pertes d'affilée",
-    "Throw": "Coup",
-    "caster wins": "le lanceur gagne",
-    "caster loses": "le lanceur perd",
-    "odds on the chance": "cote sur la chance",
-    "odds": "cote",
-    "Die 1": "Dé 1",
-    "Die 2": "Dé 2",
-}
-
 BET_WORDS = {"caster-wins": "caster wins", "caster-loses": "caster loses",
              "odds": "odds on the chance"}
 
@@ -62,4 +44,4 @@ def confirmation(page: PageInput) -> dict:
 
 PAGE = ModePage("hazard", "modes/hazard.html", context, confirmation,
                 holder=lambda page: page.state.caster, holder_word="Caster",
-                bet_words=BET_WORDS, french=FRENCH)
+                bet_words=BET_WORDS)

@@ -134,7 +134,7 @@
     for (const row of box.querySelectorAll(".die-row")) {
       const pressed = row.querySelector('.face[aria-pressed="true"]');
       if (!pressed) {
-        toast("tap the face of the " + row.querySelector(".die-name").firstChild.textContent.trim(), "error");
+        toast(w("tap the face of the") + " " + row.querySelector(".die-name").firstChild.textContent.trim(), "error");
         return;
       }
       faces.push(box.dataset.ints === "yes" ? Number(pressed.dataset.face) : pressed.dataset.face);
