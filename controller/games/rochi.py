@@ -402,7 +402,8 @@ class Rochi(Engine):
     def check_settings(self, values: Mapping[str, Any]) -> None:
         super().check_settings(values)
         if values["max_seats"] < MIN_PLAYERS:
-            raise ConfigError(f"max_seats = {values['max_seats']}: Rochi needs {MIN_PLAYERS}")
+            raise ConfigError("max_seats = %(seats)s: Rochi needs %(least)s",
+                              seats=values["max_seats"], least=MIN_PLAYERS)
 
     def in_round(self, state: RochiState) -> bool:
         return state.hand is not None
