@@ -80,11 +80,23 @@ def source_words(source: str) -> str:
 
 
 def language() -> str:
+    """The page's language: the screen's choice, else the table's mode's own (Risque speaks
+    French, `ModePage.default_language`), else the dashboard's setting."""
     lang = None
     if has_request_context():
         lang = session.get("lang")
-    lang = lang or current_app.config.get("LANGUAGE", "en")
+    lang = lang or _mode_language() or current_app.config.get("LANGUAGE", "en")
     return lang if lang in LANGUAGES else "en"
+
+
+def _mode_language() -> str:
+    table = current_app.extensions.get("feltbank.table")
+    state = table.state if table is not None else None
+    if state is None:
+        return ""
+    from web.modes import page_for
+
+    return page_for(state.mode).default_language
 
 
 def init_app(app) -> None:

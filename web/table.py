@@ -14,7 +14,7 @@ from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
 from web.i18n import ZONE_WORDS, refusal, say, t, word
-from web.modes import BET_RESULTS, CHIPS, PageInput, mode_refusal, page_for, shared_signer
+from web.modes import BET_RESULTS, CHIPS, PageInput, page_for, shared_signer
 
 bp = Blueprint("table", __name__)
 
@@ -203,8 +203,7 @@ def command() -> Response:
     except CommandIdReused as exc:
         return jsonify({"error": refusal(exc)}), 409
     except IllegalCommand as exc:
-        state = table().state
-        return jsonify({"error": mode_refusal(state.mode if state else None, exc)}), 422
+        return jsonify({"error": refusal(exc)}), 422
     return jsonify(outcome.to_json()), 200 if outcome.repeated else 201
 
 

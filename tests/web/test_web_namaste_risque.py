@@ -106,7 +106,7 @@ def test_a_risque_in_french_from_the_pool_builder_to_the_truths(browser, serve):
     assert "•" in row and "0: 100%" in row
     journal = page.inner_text(".journal")
     line = next(x for x in journal.splitlines() if "Kakita Toshimoko" in x
-                and "stake Mises" in x)
+                and "engager des Mises" in x)  # the whole table speaks French
     assert "•" in line and "2" not in line.split("#")[-1].split(" ", 1)[1], line
     shot(page, "risque-1-mises-staked")
     act(page, table, "button.rq-reveal")

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import current_app, session, url_for
-from flask_babel import force_locale
+from flask import current_app, url_for
 from itsdangerous import URLSafeSerializer
 
 import equipment
@@ -67,7 +66,7 @@ class ModePage:
     shared_template: str = ""
     shared: Callable[[PageInput, str], dict] | None = None
     #: The language the mode speaks on a screen that chose none ("fr" for Risque; "": the
-    #: dashboard's): its refusals come in it (`mode_refusal`).
+    #: dashboard's): a screen that chose no language shows the table in it.
     default_language: str = ""
 
 
@@ -83,16 +82,6 @@ def shared_link(mode: str, part: str) -> str:
     """The link to `part` of `mode`'s page, read-only, that the banker shares (signed with the
     dashboard's secret key, so that no one makes one for another part)."""
     return url_for("table.shared", token=shared_signer().dumps([mode, part]))
-
-
-def mode_refusal(mode: str | None, exc: IllegalCommand) -> str:
-    """Why a command was refused, in the language of `mode`'s page when the screen chose none
-    (Risque speaks French by default), else as every refusal (web/i18n.py `refusal`)."""
-    lang = page_for(mode).default_language if mode else ""
-    if not lang or session.get("lang"):
-        return refusal(exc)
-    with force_locale(lang):
-        return refusal(exc)
 
 
 def reason(engine: Engine, state: State, kind: str, **args: Any) -> str | None:

@@ -10,23 +10,6 @@ from controller.games.namaste import CIRCLES, FACES, LABEL_OF, LABELS, NUMBER, k
 from controller.settings import N_
 from web.modes import ModePage, PageInput, reason, shared_link
 
-#: The page's own words in French (English -> French): the record's page gives them to the
-#: dashboard's translations (`ModePage.french`).
-FRENCH = {
-    "Turn": "Tour", "rolls": "lance", "Roll": "Lancer", "Turquoise die": "Dé turquoise",
-    "White dice": "Dés blancs", "Start a game": "Commencer une partie", "first": "commence",
-    "Pass": "Passer", "the turn is over": "le tour est fini",
-    "the game is over": "la partie est finie", "Bad karma": "Mauvais karma",
-    "Points": "Points", "Spaces": "Cases",
-    "may enter": "peut inscrire", "Winners": "Gagnants", "The game is over": "La partie est finie",
-    "Last round: a sheet is full": "Dernier tour de table : une feuille est pleine",
-    "Enter the roll": "Saisir le lancer", "Sheet link": "Lien de la feuille",
-    "This player has no sheet in the game on the table":
-        "Ce joueur n'a pas de feuille dans la partie sur la table",
-    "The sheet alone, read-only: the link to open on the player's phone":
-        "La feuille seule, en lecture : le lien à ouvrir sur le téléphone du joueur",
-}
-
 
 def sheet_grid(engine, state, player: str) -> list[list[dict | None]]:
     """The 7x7 grid of a player's sheet: None off the diamond; each circle its number, value,
@@ -123,4 +106,4 @@ JOURNAL = {
 PAGE = ModePage("namaste", "modes/namaste.html", context, shared=shared,
                 shared_template="modes/namaste_sheet.html",
                 holder=lambda page: page.state.active_player, holder_word="Roll",
-                faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                faces_for=faces_for, journal_words=JOURNAL)

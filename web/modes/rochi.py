@@ -132,35 +132,6 @@ def faces_for(label: str | None) -> list[str]:
     return list(ROCHE.of_suit(suit))
 
 
-#: The page's words in French (the shared ones are in web/i18n.py).
-FRENCH = {
-    "Leader": "Meneur", "Turn": "Tour", "Deck": "Paquet", "Seed cards to deal":
-    "Cartes de semis à donner", "Dealing out": "Donne finale", "last player standing":
-    "dernier joueur en lice", "Last Hand": "Dernière main", "agreed": "convenue",
-    "Odd coins waiting": "Pièces impaires en attente", "Pot": "Pot", "unclaimed": "libre",
-    "Price": "Prix", "locked": "verrouillée", "ripe": "mûre", "dead": "morte",
-    "chance the deck cuts it next": "chance que le paquet la coupe ensuite",
-    "cuts next": "coupe ensuite", "folded": "couché", "Cards in hand": "Cartes en main",
-    "Shields": "Boucliers", "Owns": "Possède", "odd coin into": "pièce impaire dans",
-    "A card came up": "Une carte est apparue",
-    "Dealt from the deck, or played by": "Donnée du paquet, ou jouée par",
-    "deal": "donner", "play": "jouer", "Mages": "Mages", "Realm": "Royaume",
-    "World": "Monde", "Valor": "Vaillance", "Kin": "Parentèle", "Commons": "Communs",
-    "Deal a hand": "Donner une main", "End the turn": "Finir le tour", "Fold": "Se coucher",
-    "Start a game": "Commencer une partie", "Pass": "Passer",
-    "Stop and divide the pots": "Arrêter et partager les pots",
-    "the suit cut: its owner wins": "la couleur a coupé : son propriétaire gagne",
-    "the last player standing wins": "le dernier joueur en lice gagne",
-    "no one wins the hand": "personne ne gagne la main",
-    "the players stop and divide the pots": "les joueurs arrêtent et partagent les pots",
-    "a player drops out; the pots stay": "un joueur abandonne ; les pots restent",
-    "Last settlement": "Dernier règlement", "Winner": "Gagnant", "Penalty": "Pénalité",
-    "due": "dû", "short": "manque", "shields": "boucliers", "Last Hand shares":
-    "Parts de la dernière main", "no winner": "pas de gagnant",
-    "Pots divided": "Pots partagés", "Drop out": "Abandonner",
-}
-
-
 #: The journal's words for the mode's own commands, arguments and events.
 JOURNAL = {
     "agreed": N_("agreed"),
@@ -209,9 +180,9 @@ CUTS_FIRST = {f"first-cut-{s.key}": phrase(N_("%(suit)s cut first"), suit=Name(s
 
 ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
                       holder=lambda page: page.state.leader, holder_word="Leader",
-                      bet_words=CUTS_FIRST, faces_for=faces_for, french=FRENCH,
+                      bet_words=CUTS_FIRST, faces_for=faces_for,
                       journal_words=JOURNAL)
 CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
                          holder=lambda page: page.state.game.turn if page.state.game else None,
                          holder_word="Turn", bet_words=CUTS_FIRST, faces_for=faces_for,
-                         french=FRENCH, journal_words=JOURNAL)
+                         journal_words=JOURNAL)
