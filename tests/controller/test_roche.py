@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -356,16 +355,6 @@ def test_the_report_every_bet_id_and_the_house_pays():
     cheap = odds_of(ROCHE.name, {"cut_2_pays": "1:1"})["bets"][0]
     assert cheap["pays"] == "1:1" and cheap["house_edge"] > 0.3
     assert Fraction(cheap["probability_exact"]) == odds.bet_chance("cut", 2)
-
-
-def test_every_odds_cold_in_under_two_seconds():
-    for fn in (odds.deal_chances, odds.all_one_half):
-        fn.cache_clear()
-    start = time.perf_counter()
-    for r in RANKS:
-        odds.bet_chance("day", r)
-    odds.bet_chance("cavalry")
-    assert time.perf_counter() - start < 2
 
 
 def test_the_modes_declare_their_bounds():

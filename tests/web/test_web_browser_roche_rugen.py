@@ -9,6 +9,7 @@ import threading
 import pytest
 from conftest import open_table
 from test_web_browser import (  # noqa: F401 (the browser fixture)
+    DATA_DIRS,
     LANDSCAPE,
     SMALL_TARGETS,
     act,
@@ -38,7 +39,9 @@ def serve(tmp_path):
         httpd = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         running.append((httpd, table))
-        return f"http://127.0.0.1:{httpd.server_port}", table
+        url = f"http://127.0.0.1:{httpd.server_port}"
+        DATA_DIRS[url] = tmp_path / "web"  # where setup_banker finds the setup code
+        return url, table
 
     yield start
     for httpd, table in running:
