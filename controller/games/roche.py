@@ -14,8 +14,9 @@ Grand Roche adds:
   starlight:R  the deal ends before any card of suit R is shown
   cavalry      every suit one card from cutting (the 21st card) before the cut
 
-The decks are data (`equipment/roche-deck.json`: the printed deck of 54 distinct cards;
-`equipment/poker-roche-deck.json`: the deck built from four poker decks). Card-level bets need
+The decks are data, read by controller/games/roche_deck.py (`equipment/roche.json`: the
+printed deck of 54 distinct cards, the one Rochi deals too; `equipment/poker-roche-deck.json`:
+the deck built from four poker decks). Card-level bets need
 the printed deck. Rulings beyond the seed and RULINGS.md: docs/rules/roche.md.
 """
 
@@ -26,11 +27,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-import equipment
 from controller.errors import IllegalCommand
 from controller.games import limits
 from controller.games.base import (
@@ -45,89 +44,16 @@ from controller.games.base import (
     pays_setting,
 )
 from controller.games.observation import Observation, Reading
+from controller.games.roche_deck import DECK_FILES, ROCHE, Card, Deck, load_deck
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
 from controller.odds.roche import bet_chance, default_pays, edge
 from controller.settings import Setting
 
-#: The decks a table may deal (setting `deck`) and their files under equipment/.
-DECK_FILES = {"roche": "roche-deck", "poker": "poker-roche-deck"}
-
-# -- the decks --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Card:
-    """One card (or one kind of card, on a deck with copies): label, suit, rank, Day/Night."""
-
-    label: str
-    suit: str
-    rank: int
-    half: str
-    name: str
-    copies: int = 1
-
-    def to_json(self) -> dict:
-        return {"label": self.label, "suit": self.suit, "rank": self.rank, "half": self.half,
-                "name": self.name}
-
-
-@dataclass(frozen=True)
-class Deck:
-    """A Roche deck as data: its cards (with copies), its suits by rank."""
-
-    name: str
-    title: str
-    distinct: bool
-    cards: tuple[Card, ...]
-    suits: Mapping[int, str]
-
-    @property
-    def size(self) -> int:
-        return sum(c.copies for c in self.cards)
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(c.label for c in self.cards)
-
-    def card(self, label: object) -> Card:
-        """The card called `label` (any case), or IllegalCommand saying what the deck holds."""
-        text = label.strip().upper() if isinstance(label, str) else label
-        found = _index(self.name).get(text)  # type: ignore[arg-type]
-        if found is None:
-            example = self.cards[-1].label
-            raise IllegalCommand(f"{label!r} is not a card of {self.title}; its cards are "
-                                 f"labelled like {self.cards[0].label} or {example}")
-        return found
-
-    def of_rank(self, rank: int) -> tuple[Card, ...]:
-        return tuple(c for c in self.cards if c.rank == rank)
-
-
-@cache
-def load_deck(name: str) -> Deck:
-    """The deck `name` ("roche", the printed deck; "poker", four poker decks) from its file."""
-    data = equipment.load(DECK_FILES[name])
-    cards = tuple(Card(c["label"], c["suit"], c["rank"], c["half"], c["name"], c["copies"])
-                  for c in data["cards"])
-    suits = MappingProxyType({s["rank"]: s["name"] for s in data["suits"]})
-    deck = Deck(name, data["title"], data["distinct"], cards, suits)
-    for rank in suits:
-        halves = Counter(c.half for c in deck.of_rank(rank) for _ in range(c.copies))
-        assert halves == {"day": rank, "night": rank}, \
-            f"equipment/{DECK_FILES[name]}.json: suit {rank} is not {rank} Day + {rank} Night"
-    return deck
-
-
-@cache
-def _index(name: str) -> Mapping[str, Card]:
-    return MappingProxyType({c.label: c for c in load_deck(name).cards})
-
-
 DECKS = tuple(DECK_FILES)
 RANKS = (2, 3, 4, 5, 6, 7)
 #: The suits' names by rank, from the printed deck.
-SUIT_NAMES: Mapping[int, str] = load_deck("roche").suits
+SUIT_NAMES: Mapping[int, str] = ROCHE.suit_names
 
 # -- bets -------------------------------------------------------------------------------------
 
@@ -585,7 +511,7 @@ RESULT_WORDS = {"cut": "a suit is cut"}
 
 MODE = Mode(
     engine=Roche(),
-    equipment="roche-deck",
+    equipment="roche",
     odds_ref="controller.odds.roche:odds_roche",
     odds_text_ref="controller.odds.roche:odds_text",
     simulate_ref="controller.odds.roche:simulate_roche",
@@ -595,7 +521,7 @@ MODE = Mode(
 
 GRAND_MODE = Mode(
     engine=GrandRoche(),
-    equipment="roche-deck",
+    equipment="roche",
     odds_ref="controller.odds.roche:odds_grand_roche",
     odds_text_ref="controller.odds.roche:odds_text",
     simulate_ref="controller.odds.roche:simulate_grand_roche",

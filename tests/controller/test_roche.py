@@ -49,13 +49,13 @@ def test_the_printed_deck_has_54_distinct_cards_of_six_suits():
     deck = load_deck("roche")
     assert deck.size == 54 and deck.distinct and len(set(deck.labels)) == 54
     assert len({c.name for c in deck.cards}) == 54  # a name on each card
-    assert dict(deck.suits) == {2: "Mages", 3: "Realm", 4: "World", 5: "Valor", 6: "Kin",
+    assert dict(deck.suit_names) == {2: "Mages", 3: "Realm", 4: "World", 5: "Valor", 6: "Kin",
                                 7: "Commons"}
     for rank in RANKS:
         cards = deck.of_rank(rank)
         assert len(cards) == 2 * rank
         assert sum(c.half == "day" for c in cards) == rank
-        assert all(c.label.startswith(f"{deck.suits[rank].upper()}-{rank}-") for c in cards)
+        assert all(c.label.startswith(f"{deck.suit_names[rank].upper()}-{rank}-") for c in cards)
 
 
 def test_the_four_poker_decks_deck_red_day_black_night():
@@ -114,7 +114,7 @@ def test_roche_refusals():
     refused(state, C("burn"), "at most 1 card")
     state, _ = play(*deal("KIN-6-DAY-03"), state=state)
     refused(state, C("deal", card="KIN-6-DAY-03"), "cannot be in the deck: it is already dealt")
-    refused(state, C("deal", card="kin-6-day-07"), "not a card of The printed Roche deck")
+    refused(state, C("deal", card="kin-6-day-07"), "not a card of the Roche deck dealt here .the printed Roche deck.")
     refused(state, C("burn"), "the deal has begun")
 
 
