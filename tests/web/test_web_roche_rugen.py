@@ -191,5 +191,5 @@ def test_every_refusal_of_roche_and_rugen_is_a_template_with_french(app):
         refused = exc
     with app.test_request_context():
         session["lang"] = "fr"
-        assert refusal(refused) == "Ann a 0 pièces ; une mise Jour de 3, c'est plus"
+        assert refusal(refused) == "Ann a 0 pièces ; pari de Jour de 3 : c'est plus"
     assert str(refused) == "Ann holds 0 coins; a Day bet of 3 is more"
