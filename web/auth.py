@@ -21,7 +21,9 @@ from flask import (
     url_for,
 )
 
-from web.i18n import LANGUAGES
+from controller.errors import ConfigError, IllegalCommand
+from controller.games import games as all_games
+from web.i18n import LANGUAGES, refusal
 from web.setup_code import SetupCode
 from web.users import User, UserError, UserStore
 
@@ -145,6 +147,10 @@ def setup():
     error = None
     status = 200
     code = SetupCode(current_app.config["DATA_DIR"])
+    state = current_app.extensions["feltbank.table"].state
+    game = state.mode if state is not None else current_app.extensions["feltbank.config"][
+        "table.mode"]
+    titles = {name: engine.title for name, engine in sorted(all_games().items())}
     if request.method == "POST":
         limiter = current_app.extensions["feltbank.login_limiter"]
         address = f"setup:{request.remote_addr}"
@@ -158,6 +164,8 @@ def setup():
                              f"run and in the file {code.path.name} of its data folder"), 403
         elif password != request.form.get("password2", ""):
             error, status = "the two passwords differ", 422
+        elif request.form.get("mode", game) not in titles:
+            error, status = f"{request.form.get('mode')!r} is not a game of this table", 422
         else:
             try:
                 user = store.add(request.form.get("name", ""), password, "banker", first=True)
@@ -166,9 +174,22 @@ def setup():
             else:
                 code.discard()
                 _start_session(user)
+                _open_chosen_game(request.form.get("mode", game), user.name)
                 return redirect(url_for(home()))
     return render_template("auth/setup.html", error=error, code_file=code.path.name,
-                           name=request.form.get("name", "banker")), status
+                           name=request.form.get("name", "banker"), games=titles,
+                           game=request.form.get("mode", game)), status
+
+
+def _open_chosen_game(mode: str, who: str) -> None:
+    """The wizard's game: the table opens in it (Settings can switch it later, between
+    rounds); a refusal is shown there rather than losing the new account."""
+    from web.settings_page import open_mode
+
+    try:
+        open_mode(mode, who)
+    except (ConfigError, IllegalCommand) as exc:
+        flash(refusal(exc))
 
 
 @bp.route("/login", methods=["GET", "POST"])

@@ -117,6 +117,24 @@ def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, tabl
     assert 'option value="7H"' in client.get("/").text
 
 
+@pytest.mark.parametrize("mode", ["roche", "grand-roche", "street-rugen", "house-rugen",
+                                  "capital-rugen"])
+def test_the_first_run_wizard_chooses_the_game(client, app, table, mode):
+    from conftest import PASSWORD, csrf_of, setup_code
+
+    page = client.get("/setup").text
+    assert f'<option value="{mode}"' in page and 'value="fortunes-winds" selected' in page
+    form = {"name": "boss", "password": PASSWORD, "password2": PASSWORD,
+            "csrf_token": csrf_of(page), "setup_code": setup_code(client)}
+    refused = client.post("/setup", data={**form, "mode": "roulette"})
+    assert refused.status_code == 422 and "not a game" in refused.text
+    assert table.state.mode == "fortunes-winds" and client.get("/setup").status_code == 200
+    assert client.post("/setup", data={**form, "mode": mode}).status_code == 302
+    assert table.state.mode == mode and table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
+    assert app.extensions["feltbank.config"]["table.mode"] == mode  # saved for the next start
+    assert f"mode-{mode}" in client.get("/").text
+
+
 def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of):
     auth, _ = page_of("street-rugen")
     html = auth.client.get("/money/").text
