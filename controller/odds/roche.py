@@ -8,10 +8,11 @@ many cards have been dealt; the walk therefore carries whole-number weights, and
 probability is one Fraction at the end. Burned cards are unseen and random, so they change no
 chance (RULINGS.md).
 
-A Day (Night) bet needs the Day and Night cards of its suit told apart: a second walk tracks
-them for that suit. Card-level bets follow by symmetry inside the cut suit (every card of it is
-equally likely to be among the cut and to be the last), which the tests check against a walk
-that follows one card.
+A Day (Night) bet is the same race with the suit's Day cards (needing R) racing its Night
+cards (the first one loses the bet) and the other suits. Card-level bets follow by symmetry
+inside the cut suit (every card of it is equally likely to be among the cut and to be the
+last), which the tests check against a walk that follows one card. Rochi's next-cut chances
+(controller/odds/rochi.py) are this race too, with the cards already seen taken out.
 """
 
 from __future__ import annotations
