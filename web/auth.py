@@ -147,10 +147,7 @@ def setup():
     error = None
     status = 200
     code = SetupCode(current_app.config["DATA_DIR"])
-    state = current_app.extensions["feltbank.table"].state
-    game = state.mode if state is not None else current_app.extensions["feltbank.config"][
-        "table.mode"]
-    titles = {name: engine.title for name, engine in sorted(all_games().items())}
+    game, titles = _games()
     if request.method == "POST":
         limiter = current_app.extensions["feltbank.login_limiter"]
         address = f"setup:{request.remote_addr}"
@@ -164,7 +161,7 @@ def setup():
                              f"run and in the file {code.path.name} of its data folder"), 403
         elif password != request.form.get("password2", ""):
             error, status = "the two passwords differ", 422
-        elif request.form.get("mode", game) not in titles:
+        elif titles and request.form.get("mode", game) not in titles:
             error, status = f"{request.form.get('mode')!r} is not a game of this table", 422
         else:
             try:
@@ -174,11 +171,23 @@ def setup():
             else:
                 code.discard()
                 _start_session(user)
-                _open_chosen_game(request.form.get("mode", game), user.name)
+                if titles and request.form.get("mode", game) != game:
+                    _open_chosen_game(request.form["mode"], user.name)
                 return redirect(url_for(home()))
     return render_template("auth/setup.html", error=error, code_file=code.path.name,
                            name=request.form.get("name", "banker"), games=titles,
                            game=request.form.get("mode", game)), status
+
+
+def _games() -> tuple[str | None, dict[str, str]]:
+    """The game the table plays (or opens with) and every game by title, for the wizard's
+    choice; none where the wizard serves no table (the house's dashboard)."""
+    tab = current_app.extensions.get("feltbank.table")
+    conf = current_app.extensions.get("feltbank.config")
+    if tab is None or conf is None:
+        return None, {}
+    game = tab.state.mode if tab.state is not None else conf["table.mode"]
+    return game, {name: engine.title for name, engine in sorted(all_games().items())}
 
 
 def _open_chosen_game(mode: str, who: str) -> None:
