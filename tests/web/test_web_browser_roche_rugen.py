@@ -4,18 +4,16 @@ go to artifacts/web/."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from conftest import open_table
 from test_web_browser import (  # noqa: F401 (the browser fixture)
-    DATA_DIRS,
     LANDSCAPE,
     SMALL_TARGETS,
     act,
     browser,
     new_page,
     pytestmark,
+    serve_app,
     setup_banker,
     shot,
     tap_spot,
@@ -25,8 +23,6 @@ from test_web_browser import (  # noqa: F401 (the browser fixture)
 @pytest.fixture
 def serve(tmp_path):
     """The dashboard of a table of `mode` (Ann and Bob, 100 coins each) on a free port."""
-    from werkzeug.serving import make_server
-
     from web import Services, create_app
 
     running = []
@@ -36,16 +32,13 @@ def serve(tmp_path):
                            coins=100)
         app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "f.toml",
                           "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, Services(table=table))
-        httpd = make_server("127.0.0.1", 0, app, threaded=True)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        running.append((httpd, table))
-        url = f"http://127.0.0.1:{httpd.server_port}"
-        DATA_DIRS[url] = tmp_path / "web"  # where setup_banker finds the setup code
+        url, stop = serve_app(app, tmp_path / "web")
+        running.append((stop, table))
         return url, table
 
     yield start
-    for httpd, table in running:
-        httpd.shutdown()
+    for stop, table in running:
+        stop()
         table.journal.close()
 
 
