@@ -21,7 +21,9 @@ from flask import (
     url_for,
 )
 
-from web.i18n import LANGUAGES
+from controller.errors import ConfigError, IllegalCommand
+from controller.games import games as all_games
+from web.i18n import LANGUAGES, refusal
 from web.setup_code import SetupCode
 from web.users import User, UserError, UserStore
 
@@ -146,6 +148,7 @@ def setup():
     error = None
     status = 200
     code = SetupCode(current_app.config["DATA_DIR"])
+    game, titles = _games()
     if request.method == "POST":
         limiter = current_app.extensions["feltbank.login_limiter"]
         address = f"setup:{request.remote_addr}"
@@ -159,6 +162,8 @@ def setup():
                              f"run and in the file {code.path.name} of its data folder"), 403
         elif password != request.form.get("password2", ""):
             error, status = "the two passwords differ", 422
+        elif titles and request.form.get("mode", game) not in titles:
+            error, status = f"{request.form.get('mode')!r} is not a game of this table", 422
         else:
             try:
                 user = store.add(request.form.get("name", ""), password, "banker", first=True)
@@ -167,9 +172,34 @@ def setup():
             else:
                 code.discard()
                 _start_session(user)
+                if titles and request.form.get("mode", game) != game:
+                    _open_chosen_game(request.form["mode"], user.name)
                 return redirect(url_for(home()))
     return render_template("auth/setup.html", error=error, code_file=code.path.name,
-                           name=request.form.get("name", "banker")), status
+                           name=request.form.get("name", "banker"), games=titles,
+                           game=request.form.get("mode", game)), status
+
+
+def _games() -> tuple[str | None, dict[str, str]]:
+    """The game the table plays (or opens with) and every game by title, for the wizard's
+    choice; none where the wizard serves no table (the house's dashboard)."""
+    tab = current_app.extensions.get("feltbank.table")
+    conf = current_app.extensions.get("feltbank.config")
+    if tab is None or conf is None:
+        return None, {}
+    game = tab.state.mode if tab.state is not None else conf["table.mode"]
+    return game, {name: engine.title for name, engine in sorted(all_games().items())}
+
+
+def _open_chosen_game(mode: str, who: str) -> None:
+    """The wizard's game: the table opens in it (Settings can switch it later, between
+    rounds); a refusal is shown there rather than losing the new account."""
+    from web.settings_page import open_mode
+
+    try:
+        open_mode(mode, who)
+    except (ConfigError, IllegalCommand) as exc:
+        flash(refusal(exc))
 
 
 @bp.route("/login", methods=["GET", "POST"])

@@ -227,6 +227,21 @@ def where_saved() -> dict:
             "exists": path.is_file()}
 
 
+def open_mode(mode: str, who: str) -> None:
+    """Save `mode` as the game the table opens with and open the table in it (the first-run
+    wizard's choice); ConfigError or IllegalCommand say why not, and nothing changes then."""
+    if mode not in games.games():
+        raise ConfigError(f"table.mode = {mode[:40]!r} is not a game: one of "
+                          + ", ".join(sorted(games.games())))
+    tab = table()
+    if tab.state is not None and tab.state.mode == mode:
+        return
+    settings = current().game_settings(mode)
+    tab.submit(Command("open", {"mode": mode, "settings": settings}, f"web-{uuid.uuid4().hex}"),
+               source=f"dashboard:{who}")
+    save_settings({"table.mode": mode})
+
+
 @bp.post("/apply")
 @banker_required
 def apply():

@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Play TURNS turns with seeded dice through the real engine and print "
                     "each bet's empirical edge with its standard error beside the exact edge.")
     simulate.add_argument("game", choices=with_part("simulation"))
-    simulate.add_argument("--turns", type=int, default=10_000, metavar="N",
+    simulate.add_argument("--turns", "--rounds", type=int, default=10_000, metavar="N",
                           help="turns (rounds) to play (default 10000)")
     simulate.add_argument("--seed", type=int, default=1, metavar="S", help="dice seed")
     strategies = sorted({s for m in modes().values() for s in m.strategies})

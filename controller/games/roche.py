@@ -14,8 +14,9 @@ Grand Roche adds:
   starlight:R  the deal ends before any card of suit R is shown
   cavalry      every suit one card from cutting (the 21st card) before the cut
 
-The decks are data (`equipment/roche-deck.json`: the printed deck of 54 distinct cards;
-`equipment/poker-roche-deck.json`: the deck built from four poker decks). Card-level bets need
+The decks are data, read by controller/games/roche_deck.py (`equipment/roche.json`: the
+printed deck of 54 distinct cards, the one Rochi deals too; `equipment/poker-roche-deck.json`:
+the deck built from four poker decks). Card-level bets need
 the printed deck. Rulings beyond the seed and RULINGS.md: docs/rules/roche.md.
 """
 
@@ -26,11 +27,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-import equipment
 from controller.errors import IllegalCommand
 from controller.games import limits
 from controller.games.base import (
@@ -45,89 +44,16 @@ from controller.games.base import (
     pays_setting,
 )
 from controller.games.observation import Observation, Reading
+from controller.games.roche_deck import DECK_FILES, ROCHE, Card, Deck, load_deck
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
 from controller.odds.roche import bet_chance, default_pays, edge
 from controller.settings import N_, Name, Setting, phrase
 
-#: The decks a table may deal (setting `deck`) and their files under equipment/.
-DECK_FILES = {"roche": "roche-deck", "poker": "poker-roche-deck"}
-
-# -- the decks --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Card:
-    """One card (or one kind of card, on a deck with copies): label, suit, rank, Day/Night."""
-
-    label: str
-    suit: str
-    rank: int
-    half: str
-    name: str
-    copies: int = 1
-
-    def to_json(self) -> dict:
-        return {"label": self.label, "suit": self.suit, "rank": self.rank, "half": self.half,
-                "name": self.name}
-
-
-@dataclass(frozen=True)
-class Deck:
-    """A Roche deck as data: its cards (with copies), its suits by rank."""
-
-    name: str
-    title: str
-    distinct: bool
-    cards: tuple[Card, ...]
-    suits: Mapping[int, str]
-
-    @property
-    def size(self) -> int:
-        return sum(c.copies for c in self.cards)
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(c.label for c in self.cards)
-
-    def card(self, label: object) -> Card:
-        """The card called `label` (any case), or IllegalCommand saying what the deck holds."""
-        text = label.strip().upper() if isinstance(label, str) else label
-        found = _index(self.name).get(text)  # type: ignore[arg-type]
-        if found is None:
-            example = self.cards[-1].label
-            raise IllegalCommand(f"{label!r} is not a card of {self.title}; its cards are "
-                                 f"labelled like {self.cards[0].label} or {example}")
-        return found
-
-    def of_rank(self, rank: int) -> tuple[Card, ...]:
-        return tuple(c for c in self.cards if c.rank == rank)
-
-
-@cache
-def load_deck(name: str) -> Deck:
-    """The deck `name` ("roche", the printed deck; "poker", four poker decks) from its file."""
-    data = equipment.load(DECK_FILES[name])
-    cards = tuple(Card(c["label"], c["suit"], c["rank"], c["half"], c["name"], c["copies"])
-                  for c in data["cards"])
-    suits = MappingProxyType({s["rank"]: s["name"] for s in data["suits"]})
-    deck = Deck(name, data["title"], data["distinct"], cards, suits)
-    for rank in suits:
-        halves = Counter(c.half for c in deck.of_rank(rank) for _ in range(c.copies))
-        assert halves == {"day": rank, "night": rank}, \
-            f"equipment/{DECK_FILES[name]}.json: suit {rank} is not {rank} Day + {rank} Night"
-    return deck
-
-
-@cache
-def _index(name: str) -> Mapping[str, Card]:
-    return MappingProxyType({c.label: c for c in load_deck(name).cards})
-
-
 DECKS = tuple(DECK_FILES)
 RANKS = (2, 3, 4, 5, 6, 7)
 #: The suits' names by rank, from the printed deck.
-SUIT_NAMES: Mapping[int, str] = load_deck("roche").suits
+SUIT_NAMES: Mapping[int, str] = ROCHE.suit_names
 
 # -- bets -------------------------------------------------------------------------------------
 
@@ -182,23 +108,23 @@ class Bet:
     @classmethod
     def parse(cls, text: object, deck: Deck | None = None) -> Bet:
         """The bet `text` names; raises IllegalCommand with the forms accepted."""
-        forms = ("a bet is cut:R, day:R or night:R (R = 2..7), single:CARD, oscura:CARD, "
-                 "terminus:CARD, starlight:R or cavalry")
-        if not isinstance(text, str):
-            raise IllegalCommand(f"{text!r} is not a bet: {forms}")
-        kind, _, what = text.strip().replace(".", ":", 1).partition(":")
+        kind, _, what = (text.strip().replace(".", ":", 1).partition(":")
+                         if isinstance(text, str) else ("", "", ""))
         kind = kind.lower()
         if kind == "cavalry" and not what:
             return cls("cavalry")
         if kind in (*SUIT_BETS, "starlight"):
             if what.isdigit() and int(what) in RANKS:
                 return cls(kind, int(what))
-            raise IllegalCommand(f"{text!r}: a {BET_NAMES[kind]} names a suit by its rank, "
-                                 "2 (Mages) to 7 (Commons), e.g. " + f"{kind}:6")
+            raise IllegalCommand("%(text)s: a %(bet)s names a suit by its rank, 2 (Mages) to 7 "
+                                 "(Commons), e.g. %(example)s", text=repr(text),
+                                 bet=BET_NAMES[kind], example=f"{kind}:6")
         if kind in CARD_BETS:
             card = (deck or load_deck("roche")).card(what)
             return cls(kind, card.rank, card.label)
-        raise IllegalCommand(f"{text!r} is not a bet: {forms}")
+        raise IllegalCommand("%(text)s is not a bet: a bet is cut:R, day:R or night:R (R = "
+                             "2..7), single:CARD, oscura:CARD, terminus:CARD, starlight:R or "
+                             "cavalry", text=repr(text))
 
 
 @dataclass(frozen=True)
@@ -340,20 +266,22 @@ class Roche(Engine):
             # A card bet names a printed card; say so on a poker deck rather than "no such card".
             kind = str(text).partition(":")[0].lower() if isinstance(text, str) else ""
             if kind in CARD_BETS and not deck.distinct and kind in self.kinds:
-                raise IllegalCommand(self._needs_printed(kind)) from None
+                raise self._needs_printed(kind) from None
             raise
         if bet.kind not in self.kinds:
-            raise IllegalCommand(f"{BET_NAMES[bet.kind]}s are Grand Roche bets; this {self.title} "
-                                 f"layout takes {', '.join(k + ':R' for k in self.kinds)}")
+            raise IllegalCommand("a %(bet)s is a Grand Roche bet; this %(layout)s layout takes "
+                                 "%(kinds)s", bet=BET_NAMES[bet.kind], layout=self.title,
+                                 kinds=[f"{k}:R" for k in self.kinds])
         if bet.kind in CARD_BETS and not deck.distinct:
-            raise IllegalCommand(self._needs_printed(bet.kind))
+            raise self._needs_printed(bet.kind)
         return bet
 
     @staticmethod
-    def _needs_printed(kind: str) -> str:
-        return (f"a {BET_NAMES[kind]} names one card and needs the printed Roche deck, whose 54 "
-                "cards are distinct; this table deals four poker decks (deck = 'poker'), "
-                "where cut, Day, Night, Starlight and Cavalry bets are taken")
+    def _needs_printed(kind: str) -> IllegalCommand:
+        return IllegalCommand("a %(bet)s names one card and needs the printed Roche deck, whose "
+                              "54 cards are distinct; this table deals four poker decks (deck = "
+                              "'poker'), where cut, Day, Night, Starlight and Cavalry bets are "
+                              "taken", bet=BET_NAMES[kind])
 
     def stake_unit(self, state: State, bet: Bet) -> int:
         return pays_of(state.settings, bet).unit
@@ -371,18 +299,21 @@ class Roche(Engine):
         name = BET_NAMES[bet.kind]
         unit = self.stake_unit(state, bet)
         if amount % unit:
-            raise IllegalCommand(f"a {name} on {bet.id} pays {pays_of(state.settings, bet)}, so "
-                                 f"its stake is a multiple of {unit} coins, not {amount}")
+            raise IllegalCommand("a %(bet)s on %(spot)s pays %(pays)s, so its stake is a "
+                                 "multiple of %(unit)s coins, not %(amount)s", bet=name,
+                                 spot=bet.id, pays=str(pays_of(state.settings, bet)), unit=unit,
+                                 amount=amount)
         lo, hi = limits.limits(state.settings, bet.kind)
         on_spot = state.ledger.balance(bet_account(player, bet.spot))
         if not lo <= on_spot + amount <= hi:
-            already = f" ({on_spot} already on it)" if on_spot else ""
-            raise IllegalCommand(f"{player} would have {on_spot + amount} on {bet.id}{already}; "
-                                 f"the table takes {lo} to {hi} on a {name}")
+            raise IllegalCommand("%(player)s would have %(total)s on %(spot)s (%(on_spot)s "
+                                 "already on it); the table takes %(lo)s to %(hi)s on a %(bet)s",
+                                 player=player, total=on_spot + amount, spot=bet.id,
+                                 on_spot=on_spot, lo=lo, hi=hi, bet=name)
         held = state.ledger.balance(player_account(player))
         if amount > held:
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {name} of "
-                                 f"{amount} is more")
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
+                                 "more", player=player, held=held, bet=name, amount=amount)
         event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
                                      "pays": str(pays_of(state.settings, bet))},
                       (self.stake(player, bet.spot, amount),))
@@ -404,8 +335,8 @@ class Roche(Engine):
         if state.dealt:
             raise IllegalCommand("cards are burned before the deal; the deal has begun")
         if state.burned + n > most:
-            raise IllegalCommand(f"this house burns at most {most} card{'s' * (most != 1)} "
-                                 f"before a deal; {state.burned} already burned")
+            raise IllegalCommand("cards burned before a deal: at most %(most)s at this house, "
+                                 "%(burned)s so far", most=most, burned=state.burned)
         return state.replace(burned=state.burned + n), [Event("burned", {"cards": n})]
 
     @command("deal", card=str)
@@ -416,9 +347,12 @@ class Roche(Engine):
         card = deck.card(cmd.args["card"])
         shown = state.dealt.count(card.label)
         if shown >= card.copies:
-            copies = "it is" if card.copies == 1 else f"all {card.copies} copies are"
-            raise IllegalCommand(f"{card.label} ({card.name}) cannot be in the deck: {copies} "
-                                 "already dealt in this deal")
+            if card.copies == 1:
+                raise IllegalCommand("%(card)s (%(name)s) cannot be in the deck: it is already "
+                                     "dealt in this deal", card=card.label, name=card.name)
+            raise IllegalCommand("%(card)s (%(name)s) cannot be in the deck: all %(copies)s "
+                                 "copies are already dealt in this deal", card=card.label,
+                                 name=card.name, copies=card.copies)
         dealt = state.dealt + (card.label,)
         counts = state.replace(dealt=dealt).counts(deck)
         shown_event = Event("dealt", {"card": card.label, "name": card.name,
@@ -596,7 +530,7 @@ RESULT_WORDS = {"cut": "a suit is cut"}
 
 MODE = Mode(
     engine=Roche(),
-    equipment="roche-deck",
+    equipment="roche",
     odds_ref="controller.odds.roche:odds_roche",
     odds_text_ref="controller.odds.roche:odds_text",
     simulate_ref="controller.odds.roche:simulate_roche",
@@ -606,7 +540,7 @@ MODE = Mode(
 
 GRAND_MODE = Mode(
     engine=GrandRoche(),
-    equipment="roche-deck",
+    equipment="roche",
     odds_ref="controller.odds.roche:odds_grand_roche",
     odds_text_ref="controller.odds.roche:odds_text",
     simulate_ref="controller.odds.roche:simulate_grand_roche",

@@ -91,12 +91,12 @@ def face_of(face: object = None, d20: object = None) -> Face:
                              "the number a standard d20 shows (d20: 1 to 20), one of them")
     if d20 is not None:
         if type(d20) is not int or not 1 <= d20 <= 20:
-            raise IllegalCommand(f"d20 = {d20!r}: a standard d20 shows 1 to 20")
+            raise IllegalCommand("d20 = %(d20)s: a standard d20 shows 1 to 20", d20=repr(d20))
         return FACES[D20[d20]]
     text = face.strip().lower() if isinstance(face, str) else face
     if text not in FACES:
-        raise IllegalCommand(f"{face!r} is not a face of the Rugen die: one of "
-                             + ", ".join(FACE_LABELS))
+        raise IllegalCommand("%(face)s is not a face of the Rugen die: one of %(faces)s",
+                             face=repr(face), faces=FACE_LABELS)
     return FACES[text]  # type: ignore[index]
 
 
@@ -150,8 +150,8 @@ class RugenEngine(Engine):
         the Rugen die the banker taps the face on the page."""
         return None
 
-    def expects_roll(self, state: State) -> str | None:
-        """Why no roll is expected now, or None when one is."""
+    def expects_roll(self, state: State) -> IllegalCommand | None:
+        """Why no roll is expected now (the refusal), or None when one is."""
         return None
 
     def read(self, state: State, observation: Observation,
@@ -159,7 +159,7 @@ class RugenEngine(Engine):
         """The one die in the rolling area as a roll (its face, or a d20's number)."""
         why = self.expects_roll(state)
         if why:
-            return Reading(problems=(why,))
+            return Reading(problems=(str(why),))
         dice = [(i, o) for i, o in enumerate(observation.objects) if o.zone == "rolling"]
         if any(o.kind != "die" for _, o in dice):
             return Reading(problems=("something that is not a die is on the felt (a hand?)",))
@@ -204,11 +204,12 @@ class RugenEngine(Engine):
         """Refuse a stake outside the limits of `kind` or above the player's coins."""
         lo, hi = limits.limits(state.settings, kind)
         if not lo <= amount <= hi:
-            raise IllegalCommand(f"a {what} of {amount} is outside the table limits: {lo} to {hi}")
+            raise IllegalCommand("a %(bet)s of %(amount)s is outside the table limits: %(lo)s to "
+                                 "%(hi)s", bet=what, amount=amount, lo=lo, hi=hi)
         held = state.ledger.balance(player_account(player))
         if amount > held:
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {what} of "
-                                 f"{amount} is more")
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
+                                 "more", player=player, held=held, bet=what, amount=amount)
 
 
 def spot_id(spot: str) -> str:
@@ -266,13 +267,12 @@ class HouseBet:
 
     @classmethod
     def parse(cls, text: object) -> HouseBet:
-        forms = ("a bet is KIND:N, KIND one of " + ", ".join(HOUSE_KINDS) + " and N 1 to 4, "
-                 "e.g. center:3 or chain-day:2")
-        if not isinstance(text, str):
-            raise IllegalCommand(f"{text!r} is not a bet: {forms}")
-        kind, _, number = text.strip().lower().replace(".", ":").rpartition(":")
+        kind, _, number = (text.strip().lower().replace(".", ":").rpartition(":")
+                           if isinstance(text, str) else ("", "", ""))
         if kind not in HOUSE_KINDS or number not in ("1", "2", "3", "4"):
-            raise IllegalCommand(f"{text!r} is not a bet: {forms}")
+            raise IllegalCommand("%(text)s is not a bet: a bet is KIND:N, KIND one of %(kinds)s "
+                                 "and N 1 to 4, e.g. center:3 or chain-day:2", text=repr(text),
+                                 kinds=HOUSE_KINDS)
         return cls(kind, int(number))
 
 
@@ -352,28 +352,34 @@ class HouseRugen(RugenEngine):
         if bet.kind not in ONE_ROLL and state.chain:
             marked = counts(state.chain)
             if not state.settings["chain_bets_unmarked"]:
-                raise IllegalCommand(f"{name}s are taken at the start of a chain; this chain has "
-                                     f"{len(state.chain)} roll{'s' * (len(state.chain) != 1)} "
-                                     "on it. Bet when it breaks")
+                raise IllegalCommand("a %(bet)s is taken at the start of a chain; this chain "
+                                     "has begun (rolls so far: %(rolls)s). Bet when it breaks",
+                                     bet=name, rolls=len(state.chain))
             if marked[bet.number]:
                 free = [str(n) for n in NUMBERS if not marked[n]]
-                raise IllegalCommand(f"{bet.number} has a marker in this chain; mid-chain, "
-                                     f"{name}s are taken on numbers with none: "
-                                     f"{', '.join(free) or 'none now'}")
+                if not free:
+                    raise IllegalCommand("%(number)s has a marker in this chain; mid-chain, a "
+                                         "%(bet)s is taken on a number with none, and every "
+                                         "number has one now", number=bet.number, bet=name)
+                raise IllegalCommand("%(number)s has a marker in this chain; mid-chain, a "
+                                     "%(bet)s is taken on a number with none: %(free)s",
+                                     number=bet.number, bet=name, free=free)
         unit = house_unit(state.settings, bet)
         if amount % unit:
-            raise IllegalCommand(f"a {name} on {bet.number} is a multiple of {unit} coins, "
-                                 f"not {amount}")
+            raise IllegalCommand("a %(bet)s on %(number)s is a multiple of %(unit)s coins, not "
+                                 "%(amount)s", bet=name, number=bet.number, unit=unit,
+                                 amount=amount)
         lo, hi = limits.limits(state.settings, bet.kind)
         on_spot = state.ledger.balance(bet_account(player, bet.spot))
         if not lo <= on_spot + amount <= hi:
-            already = f" ({on_spot} already on it)" if on_spot else ""
-            raise IllegalCommand(f"{player} would have {on_spot + amount} on {bet.id}{already}; "
-                                 f"the table takes {lo} to {hi} on a {name}")
+            raise IllegalCommand("%(player)s would have %(total)s on %(spot)s (%(on_spot)s "
+                                 "already on it); the table takes %(lo)s to %(hi)s on a %(bet)s",
+                                 player=player, total=on_spot + amount, spot=bet.id,
+                                 on_spot=on_spot, lo=lo, hi=hi, bet=name)
         held = state.ledger.balance(player_account(player))
         if amount > held:
-            raise IllegalCommand(f"{player} holds {held} coin{'s' * (held != 1)}; a {name} of "
-                                 f"{amount} is more")
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
+                                 "more", player=player, held=held, bet=name, amount=amount)
         day, night = (str(house_pays(state.settings, bet, h)) for h in HALVES)
         event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
                                      "pays": day if day == night else f"{day} Day, {night} Night"},
@@ -500,11 +506,12 @@ class StreetRugen(RugenEngine):
         held = state.ledger.balance(player_account(state.shooter)) if state.shooter else 0
         return least is not None and least <= held
 
-    def expects_roll(self, state: StreetRugenState) -> str | None:
+    def expects_roll(self, state: StreetRugenState) -> IllegalCommand | None:
         if state.shooter is None:
-            return "nobody is seated to shoot"
+            return IllegalCommand("nobody is seated to shoot")
         if state.phase == BETTING and CORE not in state.pools:
-            return f"{state.shooter} (the shooter) bets on his point, {state.point}, first"
+            return IllegalCommand("%(shooter)s (the shooter) bets on his point, %(point)s, first",
+                                  shooter=state.shooter, point=state.point)
         return None
 
     # -- commands ---------------------------------------------------------------------------------
@@ -515,21 +522,29 @@ class StreetRugen(RugenEngine):
         k = state.multipliers.get(pool)
         if k is None:
             if amount % BASE[number]:
-                raise IllegalCommand(f"a {what} on {number} is a multiple of {BASE[number]} "
-                                     f"coins ({BASE[number]} x the multiplier), not {amount}")
+                raise IllegalCommand("a %(bet)s on %(number)s is a multiple of %(base)s coins "
+                                     "(%(base)s x the multiplier), not %(amount)s", bet=what,
+                                     number=number, base=BASE[number], amount=amount)
             k = amount // BASE[number]
         else:
             if number in takers:
                 free = [str(n) for n in NUMBERS if n not in takers]
-                raise IllegalCommand(f"{number} is taken by {takers[number]}; each number is bet "
-                                     f"once: free numbers {', '.join(free) or 'none'}")
+                if not free:
+                    raise IllegalCommand("%(number)s is taken by %(taker)s; each number is bet "
+                                         "once, and every number is taken",
+                                         number=number, taker=takers[number])
+                raise IllegalCommand("%(number)s is taken by %(taker)s; each number is bet once: "
+                                     "free numbers %(free)s", number=number,
+                                     taker=takers[number], free=free)
             if player in takers.values():
                 mine = next(n for n, p in takers.items() if p == player)
-                raise IllegalCommand(f"{player} has taken {mine} already; one number each")
+                raise IllegalCommand("%(player)s has taken %(number)s already; one number each",
+                                     player=player, number=mine)
             if amount != BASE[number] * k:
-                raise IllegalCommand(f"a {what} on {number} is in proportion to the others: "
-                                     f"{BASE[number]} x {k} = {BASE[number] * k} coins, not "
-                                     f"{amount}")
+                raise IllegalCommand("a %(bet)s on %(number)s is in proportion to the others: "
+                                     "%(base)s x %(k)s = %(stake)s coins, not %(amount)s",
+                                     bet=what, number=number, base=BASE[number], k=k,
+                                     stake=BASE[number] * k, amount=amount)
         kind = "street" if pool == CORE else "side"
         self.check_money(state, player, kind, amount, what)
         spot = f"{street_spot(pool)}.{number}"
@@ -544,18 +559,20 @@ class StreetRugen(RugenEngine):
     def bet(self, state: StreetRugenState, cmd: Command) -> Handled:
         player, number = self.seated(state, cmd.args["player"]), cmd.args["number"]
         if state.phase == POINT:
-            raise IllegalCommand(f"the shooter ({state.shooter}) throws his point first; the "
-                                 "bets follow")
+            raise IllegalCommand("the shooter (%(shooter)s) throws his point first; the bets "
+                                 "follow", shooter=state.shooter)
         if state.phase == CHAIN:
             raise IllegalCommand("no more bets: the chain is under way")
         if CORE not in state.pools:
             if player != state.shooter:
-                raise IllegalCommand(f"{state.shooter} (the shooter) bets on his point first; "
-                                     "the others then join in proportion")
+                raise IllegalCommand("%(shooter)s (the shooter) bets on his point first; the "
+                                     "others then join in proportion", shooter=state.shooter)
             if number != state.point:
-                raise IllegalCommand(f"the shooter bets on his point, {state.point}, not {number}")
+                raise IllegalCommand("the shooter bets on his point, %(point)s, not %(number)s",
+                                     point=state.point, number=number)
         elif player == state.shooter:
-            raise IllegalCommand(f"{player} (the shooter) has bet on his point already")
+            raise IllegalCommand("%(player)s (the shooter) has bet on his point already",
+                                 player=player)
         return self._place(state, CORE, player, number, cmd.args["amount"], "bet")
 
     @command("side-bet", player=str, group=str, number=Arg(int, choices=NUMBERS),
@@ -565,10 +582,10 @@ class StreetRugen(RugenEngine):
         if state.phase == CHAIN:
             raise IllegalCommand("no more bets: the chain is under way")
         if not isinstance(group, str) or not _GROUP.match(group) or group == CORE:
-            raise IllegalCommand(f"group {group!r}: name a side-bet group with 1 to 16 lower-case "
-                                 "letters, digits or dashes (not 'core')")
+            raise IllegalCommand("group %(group)s: name a side-bet group with 1 to 16 lower-case "
+                                 "letters, digits or dashes (not 'core')", group=repr(group))
         return self._place(state, group, player, cmd.args["number"], cmd.args["amount"],
-                           f"side bet in group {group}")
+                           "side bet")
 
     @command("pass-die")
     def pass_die(self, state: StreetRugenState, cmd: Command) -> Handled:
@@ -576,11 +593,12 @@ class StreetRugen(RugenEngine):
         if shooter is None:
             raise IllegalCommand("nobody is seated to shoot")
         if state.phase == CHAIN or CORE in state.pools:
-            raise IllegalCommand(f"{shooter} has bet on his point and cannot withdraw; the die "
-                                 "passes when the chain breaks")
+            raise IllegalCommand("%(shooter)s has bet on his point and cannot withdraw; the die "
+                                 "passes when the chain breaks", shooter=shooter)
         if state.phase == BETTING and self.can_cover(state, state.point):
-            raise IllegalCommand(f"{shooter} threw the point and must bet on it (at least "
-                                 f"{self.least_stake(state, 'street', state.point)} coins)")
+            raise IllegalCommand("%(shooter)s threw the point and must bet on it (at least "
+                                 "%(least)s coins)", shooter=shooter,
+                                 least=self.least_stake(state, "street", state.point))
         to = state.seat_after(shooter)
         events = [Event("die-passed", {"from": shooter, "to": to, "reason": "passed"})]
         # Side bets already made wait for the next shooter's chain.
@@ -591,18 +609,20 @@ class StreetRugen(RugenEngine):
         face, rolled = self.rolled(cmd)
         why = self.expects_roll(state)
         if why:
-            raise IllegalCommand(why)
+            raise why
         if state.phase == POINT:
             if not all(self.can_cover(state, n) for n in NUMBERS):
                 stakes = {n: self.least_stake(state, "street", n) for n in NUMBERS}
                 if None in stakes.values():
                     lo, hi = limits.limits(state.settings, "street")
                     n = next(n for n, v in stakes.items() if v is None)
-                    raise IllegalCommand(f"the table's limits ({lo} to {hi}) admit no bet on "
-                                         f"{n}, a multiple of {BASE[n]}: widen them to play")
+                    raise IllegalCommand("the table's limits (%(lo)s to %(hi)s) admit no bet on "
+                                         "%(number)s, a multiple of %(base)s: widen them to "
+                                         "play", lo=lo, hi=hi, number=n, base=BASE[n])
                 least = max(stakes.values())
-                raise IllegalCommand(f"the shooter must be able to bet on any point: "
-                                     f"{state.shooter} needs at least {least} coins")
+                raise IllegalCommand("the shooter must be able to bet on any point: %(shooter)s "
+                                     "needs at least %(least)s coins", shooter=state.shooter,
+                                     least=least)
             event = Event("point", {**rolled.data, "shooter": state.shooter})
             return state.replace(phase=BETTING, point=face.number), [event]
         events: list[Event] = []
@@ -751,9 +771,9 @@ class CapitalRugen(RugenEngine):
     def in_round(self, state: CapitalRugenState) -> bool:
         return state.phase == CHAIN
 
-    def expects_roll(self, state: CapitalRugenState) -> str | None:
+    def expects_roll(self, state: CapitalRugenState) -> IllegalCommand | None:
         if state.phase == BETTING and not state.takers:
-            return "the chain begins once a player has taken a number"
+            return IllegalCommand("the chain begins once a player has taken a number")
         return None
 
     @command("bet", player=str, number=Arg(int, choices=NUMBERS), amount=Arg(int, minimum=1))
@@ -766,20 +786,29 @@ class CapitalRugen(RugenEngine):
         k = state.multiplier
         if k is None:
             if amount % price:
-                raise IllegalCommand(f"a Capital bet on {number} is a multiple of the player "
-                                     f"price, {price} coins, not {amount}")
+                raise IllegalCommand("a Capital bet on %(number)s is a multiple of the player "
+                                     "price, %(price)s coins, not %(amount)s", number=number,
+                                     price=price, amount=amount)
             k = amount // price
         else:
             if number in state.takers:
                 free = [str(n) for n in NUMBERS if n not in state.takers]
-                raise IllegalCommand(f"{number} is taken by {state.takers[number]}; free numbers "
-                                     f"{', '.join(free) or 'none'}")
+                if not free:
+                    raise IllegalCommand("%(number)s is taken by %(taker)s; each number is bet "
+                                         "once, and every number is taken",
+                                         number=number, taker=state.takers[number])
+                raise IllegalCommand("%(number)s is taken by %(taker)s; each number is bet once: "
+                                     "free numbers %(free)s", number=number,
+                                     taker=state.takers[number], free=free)
             if player in state.takers.values():
                 mine = next(n for n, p in state.takers.items() if p == player)
-                raise IllegalCommand(f"{player} has taken {mine} already; one number each")
+                raise IllegalCommand("%(player)s has taken %(number)s already; one number each",
+                                     player=player, number=mine)
             if amount != price * k:
-                raise IllegalCommand(f"a Capital bet on {number} is {price} x {k} = {price * k} "
-                                     f"coins at this game's multiplier, not {amount}")
+                raise IllegalCommand("a Capital bet on %(number)s is %(price)s x %(k)s = "
+                                     "%(stake)s coins at this game's multiplier, not %(amount)s",
+                                     number=number, price=price, k=k, stake=price * k,
+                                     amount=amount)
         self.check_money(state, player, "capital", amount, "Capital bet")
         spot = f"capital.{number}"
         event = Event("bet-placed", {"player": player, "bet": spot_id(spot), "amount": amount,
@@ -792,7 +821,7 @@ class CapitalRugen(RugenEngine):
         face, rolled = self.rolled(cmd)
         why = self.expects_roll(state)
         if why:
-            raise IllegalCommand(why)
+            raise why
         events: list[Event] = []
         if state.phase == BETTING:
             house_price = prices(state.settings)[1]

@@ -8,18 +8,21 @@ many cards have been dealt; the walk therefore carries whole-number weights, and
 probability is one Fraction at the end. Burned cards are unseen and random, so they change no
 chance (RULINGS.md).
 
-A Day (Night) bet needs the Day and Night cards of its suit told apart: a second walk tracks
-them for that suit. Card-level bets follow by symmetry inside the cut suit (every card of it is
-equally likely to be among the cut and to be the last), which the tests check against a walk
-that follows one card.
+A Day (Night) bet is the same race with the suit's Day cards (needing R) racing its Night
+cards (the first one loses the bet) and the other suits. Card-level bets follow by symmetry
+inside the cut suit (every card of it is equally likely to be among the cut and to be the
+last), which the tests check against a walk that follows one card. Rochi's next-cut chances
+(controller/odds/rochi.py) are this race too, with the cards already seen taken out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from math import floor
+from types import MappingProxyType
 from typing import Any
 
 #: The suits by rank: suit R has 2R cards, R Day and R Night, and cuts when R are shown.
@@ -33,7 +36,98 @@ def _falling(n: int, k: int) -> int:
     return out
 
 
+@dataclass(frozen=True)
+class Race:
+    """Which suit a deal cuts first (`deal_race`); suits by their index in `need`."""
+
+    #: The chance each suit is the first to cut.
+    cut: tuple[Fraction, ...]
+    #: The chance no suit cuts in the cards dealt.
+    none: Fraction
+    #: (i, j) -> the chance suit i cuts first and no card of suit j was shown before.
+    unseen: Mapping[tuple[int, int], Fraction]
+    #: The chance every suit stands one card from cutting before any cut (Cavalry).
+    ripe: Fraction
+    #: n -> the chance the cut comes on the n-th card dealt.
+    length: Mapping[int, Fraction]
+
+
 @cache
+def deal_race(need: tuple[int, ...], cards: tuple[int, ...], blanks: int = 0,
+              deal: int | None = None) -> Race:
+    """The deal race: suit i cuts when `need[i]` more of its `cards[i]` unseen cards are shown;
+    `blanks` unseen cards belong to no suit in the race; `deal` cards (default: all) are dealt
+    from the shuffled unseen cards, stopping at the first cut.
+
+    The one walk behind Roche's bets and Rochi's next cut. It runs over the count of each
+    suit's cards shown (blanks are what is left of the cards dealt). The chance of a sequence
+    of suits is a product of cards left of that suit over a product of cards left in all that
+    depends only on how many were dealt, so the walk carries whole-number weights and each
+    depth's sum becomes one Fraction.
+    """
+    if len(need) != len(cards) or any(n < 1 for n in need) or blanks < 0:
+        raise ValueError("need and cards go suit by suit; every need is at least 1")
+    total = sum(cards) + blanks
+    deal = total if deal is None else deal
+    if not 0 <= deal <= total:
+        raise ValueError(f"a deal of {deal} cards from {total} unseen is impossible")
+    k = len(need)
+    ripe_counts = tuple(n - 1 for n in need)
+    level: dict[tuple[int, ...], int] = {tuple(0 for _ in need): 1}
+    cut = [Fraction(0)] * k
+    unseen = {(i, j): Fraction(0) for i in range(k) for j in range(k) if i != j}
+    length: dict[int, Fraction] = {}
+    ripe = Fraction(int(all(n == 1 for n in need)))
+    for t in range(deal):
+        nxt: dict[tuple[int, ...], int] = {}
+        cut_w = [0] * k
+        unseen_w = dict.fromkeys(unseen, 0)
+        ripe_w = 0
+        for counts, w in level.items():
+            for i, n in enumerate(need):
+                ways = w * (cards[i] - counts[i])
+                if not ways:
+                    continue
+                if counts[i] + 1 == n:
+                    cut_w[i] += ways
+                    for j in range(k):
+                        if j != i and counts[j] == 0:
+                            unseen_w[i, j] += ways
+                else:
+                    c = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
+                    nxt[c] = nxt.get(c, 0) + ways
+                    if c == ripe_counts:
+                        ripe_w += ways
+            left_blank = blanks - (t - sum(counts))
+            if left_blank > 0:
+                nxt[counts] = nxt.get(counts, 0) + w * left_blank
+        below = _falling(total, t + 1)
+        for i in range(k):
+            cut[i] += Fraction(cut_w[i], below)
+        for key, w in unseen_w.items():
+            unseen[key] += Fraction(w, below)
+        ripe += Fraction(ripe_w, below)
+        if any(cut_w):
+            length[t + 1] = Fraction(sum(cut_w), below)
+        level = nxt
+    return Race(tuple(cut), 1 - sum(cut, Fraction(0)), MappingProxyType(unseen), ripe,
+                MappingProxyType(length))
+
+
+def next_cut(need: tuple[int, ...], unseen: tuple[int, ...], blanks: int, deck: int
+             ) -> tuple[tuple[Fraction, ...], Fraction]:
+    """Rochi's question of the deal race: per open suit (needing `need[i]` more cards in its
+    stack, `unseen[i]` of its cards not yet seen) the chance it is the next to cut when up to
+    `deck` cards are dealt from the unseen ones; and the chance none cuts."""
+    race = deal_race(need, unseen, blanks, deck)
+    return race.cut, race.none
+
+
+def _suits(ranks: tuple[int, ...]) -> Race:
+    """The Roche deal: suit R has 2R cards and cuts when R are shown."""
+    return deal_race(ranks, tuple(2 * r for r in ranks))
+
+
 def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
     """The chance each suit cuts, each suit is never shown (by the cut suit), and Cavalry.
 
@@ -41,80 +135,19 @@ def deal_chances(ranks: tuple[int, ...] = RANKS) -> dict[str, Any]:
     "cavalry": P(every suit one card from cutting before the cut), "length": {n: P(the cut
     comes on card n)}}.
     """
-    size = sum(2 * r for r in ranks)
-    # level: count vector -> summed numerator products of the ways to reach it in t cards.
-    # Sums at one depth share the denominator size!/(size-t)!, so they are whole numbers
-    # until the end of each depth.
-    level: dict[tuple[int, ...], int] = {tuple(0 for _ in ranks): 1}
-    cut: dict[int, Fraction] = {r: Fraction(0) for r in ranks}
-    unseen: dict[tuple[int, int], Fraction] = {(r, s): Fraction(0) for r in ranks for s in ranks
-                                               if r != s}
-    length: dict[int, Fraction] = {}
-    cavalry = Fraction(0)
-    ripe = tuple(r - 1 for r in ranks)
-    t = 0
-    while level:
-        nxt: dict[tuple[int, ...], int] = {}
-        below = _falling(size, t + 1)
-        cut_w = dict.fromkeys(ranks, 0)
-        unseen_w = dict.fromkeys(unseen, 0)
-        for counts, w in level.items():
-            if counts == ripe:
-                cavalry += Fraction(w, _falling(size, t))
-            for i, r in enumerate(ranks):
-                ways = w * (2 * r - counts[i])
-                if counts[i] + 1 == r:
-                    cut_w[r] += ways
-                    for j, s in enumerate(ranks):
-                        if j != i and counts[j] == 0:
-                            unseen_w[r, s] += ways
-                else:
-                    c = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
-                    nxt[c] = nxt.get(c, 0) + ways
-        for r, w in cut_w.items():
-            cut[r] += Fraction(w, below)
-        for key, w in unseen_w.items():
-            unseen[key] += Fraction(w, below)
-        if any(cut_w.values()):
-            length[t + 1] = Fraction(sum(cut_w.values()), below)
-        level = nxt
-        t += 1
-    return {"cut": cut, "unseen": unseen, "cavalry": cavalry, "length": length}
+    race = _suits(ranks)
+    return {"cut": dict(zip(ranks, race.cut, strict=True)),
+            "unseen": {(ranks[i], ranks[j]): p for (i, j), p in race.unseen.items()},
+            "cavalry": race.ripe, "length": dict(race.length)}
 
 
-@cache
 def all_one_half(rank: int, ranks: tuple[int, ...] = RANKS) -> Fraction:
-    """P(suit `rank` cuts with every shown card of it Day), by a walk telling its halves apart.
-
-    A Night card of the suit, or another suit's cut, loses the bet: the walk drops those paths
-    and follows only the other suits' counts and the suit's Day cards. (The same for Night:
-    the halves are the same size.)
-    """
-    size = sum(2 * r for r in ranks)
+    """P(suit `rank` cuts with every shown card of it Day): the deal race where the suit's Day
+    cards race (needing `rank`) against its Night cards (the first one loses the bet) and the
+    other suits. (The same for Night: the halves are the same size.)"""
     others = tuple(r for r in ranks if r != rank)
-    # state: (counts of the other suits..., Day cards of the suit shown)
-    level: dict[tuple[int, ...], int] = {tuple(0 for _ in others) + (0,): 1}
-    won = Fraction(0)
-    t = 0
-    while level:
-        nxt: dict[tuple[int, ...], int] = {}
-        below = _falling(size, t + 1)
-        won_w = 0
-        for state, w in level.items():
-            day = state[-1]
-            for i, r in enumerate(others):
-                if state[i] + 1 < r:
-                    c = state[:i] + (state[i] + 1,) + state[i + 1:]
-                    nxt[c] = nxt.get(c, 0) + w * (2 * r - state[i])
-            if day + 1 == rank:
-                won_w += w * (rank - day)
-            else:
-                c = state[:-1] + (day + 1,)
-                nxt[c] = nxt.get(c, 0) + w * (rank - day)
-        won += Fraction(won_w, below)
-        level = nxt
-        t += 1
-    return won
+    race = deal_race((*others, rank, 1), (*(2 * r for r in others), rank, rank))
+    return race.cut[len(others)]
 
 
 def bet_chance(kind: str, rank: int | None = None, ranks: tuple[int, ...] = RANKS) -> Fraction:

@@ -2,9 +2,9 @@
 
 Rochi has no house bets; what a player weighs is which suit the deck will cut. From the
 table's view the cards not yet seen (in hands and in the deck) are shuffled at random, so the
-cards still to be dealt are a uniform random ordered sample of them. `next_cut` walks the
-count of each open suit's cards dealt (the other cards are blanks), carrying whole-number
-weights over falling factorials as controller/odds/roche.py does for Roche, and gives the
+cards still to be dealt are a uniform random ordered sample of them. `next_cut` (the deal
+race of controller/odds/roche.py, shared with Roche) walks the count of each open suit's cards
+dealt (the other cards are blanks) and gives the
 chance that each open suit is the next to cut if only the deck is dealt from now, and the
 chance the deck runs out first.
 
@@ -17,56 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 from controller.games.roche_deck import ROCHE
+from controller.odds.roche import next_cut
 
 SUITS = tuple(s.key for s in ROCHE.suits)
 RANK = {s.key: s.rank for s in ROCHE.suits}
 DECK = len(ROCHE.cards)
-
-
-def _falling(n: int, k: int) -> int:
-    out = 1
-    for i in range(k):
-        out *= n - i
-    return out
-
-
-@cache
-def next_cut(need: tuple[int, ...], unseen: tuple[int, ...], blanks: int, deck: int
-             ) -> tuple[tuple[Fraction, ...], Fraction]:
-    """Per open suit (needing `need[i]` more cards in its stack, `unseen[i]` of its cards not
-    yet seen), the chance it is the next to cut when up to `deck` cards are dealt from the
-    unseen ones (`blanks` of them belong to no open suit); and the chance none cuts."""
-    if len(need) != len(unseen) or any(n < 1 for n in need) or blanks < 0:
-        raise ValueError("need and unseen go suit by suit; every need is at least 1")
-    total = sum(unseen) + blanks
-    if deck > total:
-        raise ValueError(f"a deck of {deck} cards from {total} unseen is impossible")
-    cut = [0] * len(need)
-    level: dict[tuple[int, ...], int] = {tuple(0 for _ in need): 1}
-    for t in range(deck):
-        nxt: dict[tuple[int, ...], int] = {}
-        scale = _falling(total - t - 1, deck - t - 1)  # to a common denominator
-        for counts, w in level.items():
-            for i, n in enumerate(need):
-                ways = w * (unseen[i] - counts[i])
-                if not ways:
-                    continue
-                if counts[i] + 1 == n:
-                    cut[i] += ways * scale
-                else:
-                    c = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
-                    nxt[c] = nxt.get(c, 0) + ways
-            left_blank = blanks - (t - sum(counts))
-            if left_blank > 0:
-                nxt[counts] = nxt.get(counts, 0) + w * left_blank
-        level = nxt
-    denominator = _falling(total, deck)
-    chances = tuple(Fraction(c, denominator) for c in cut)
-    return chances, 1 - sum(chances, Fraction(0))
 
 
 def from_table(stacks: Mapping[str, int], locked: Sequence[str], seen: Sequence[str],

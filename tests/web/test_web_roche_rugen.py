@@ -69,7 +69,7 @@ def test_house_rugen_page_spots_markers_and_the_faces(page_of):
     assert auth.command("roll", face="3d").status_code == 201
     html = auth.client.get("/table/panel").text
     assert '<dd id="chain">3d</dd>' in html
-    assert "chain bets are taken at the start of a chain" in html
+    assert "chain bet is taken at the start of a chain" in html
     assert table.state.ledger.players()["Ann"] == 107
 
 
@@ -117,6 +117,24 @@ def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, tabl
     assert 'option value="7H"' in client.get("/").text
 
 
+@pytest.mark.parametrize("mode", ["roche", "grand-roche", "street-rugen", "house-rugen",
+                                  "capital-rugen"])
+def test_the_first_run_wizard_chooses_the_game(client, app, table, mode):
+    from conftest import PASSWORD, csrf_of, setup_code
+
+    page = client.get("/setup").text
+    assert f'<option value="{mode}"' in page and 'value="fortunes-winds" selected' in page
+    form = {"name": "boss", "password": PASSWORD, "password2": PASSWORD,
+            "csrf_token": csrf_of(page), "setup_code": setup_code(client)}
+    refused = client.post("/setup", data={**form, "mode": "roulette"})
+    assert refused.status_code == 422 and "not a game" in refused.text
+    assert table.state.mode == "fortunes-winds" and client.get("/setup").status_code == 200
+    assert client.post("/setup", data={**form, "mode": mode}).status_code == 302
+    assert table.state.mode == mode and table.state.seats == ("Ginawa", "Sanzo", "Ujikeme")
+    assert app.extensions["feltbank.config"]["table.mode"] == mode  # saved for the next start
+    assert f"mode-{mode}" in client.get("/").text
+
+
 def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of):
     auth, _ = page_of("street-rugen")
     html = auth.client.get("/money/").text
@@ -147,3 +165,49 @@ def test_an_unsure_camera_reading_is_corrected_by_the_banker(make_app, auth, tmp
         assert table.state.dealt == ("MAGES-2-DAY-01",) and table.state.phase == "dealing"
     finally:
         table.journal.close()
+
+
+ENGINES = ("controller/games/roche.py", "controller/games/roche_deck.py",
+           "controller/games/rugen.py")
+
+
+def test_every_refusal_of_roche_and_rugen_is_a_template_with_french(app):
+    """Each IllegalCommand of the Roche and Rugen engines is a literal template with named
+    values, the French catalog has it, and a refusal reads in French on a French page."""
+    import ast
+    from pathlib import Path
+
+    from babel.messages.pofile import read_po
+    from flask import session
+
+    from controller.games import find_game
+    from controller.games.base import Command
+    from controller.games.roche import BET_NAMES
+    from controller.games.rugen import HOUSE_NAMES
+    from web.i18n import TRANSLATIONS, refusal
+
+    root = Path(__file__).resolve().parents[2]
+    with (TRANSLATIONS / "fr" / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = {m.id: m.string for m in read_po(f) if m.id}
+    templates = []
+    for path in ENGINES:
+        for node in ast.walk(ast.parse((root / path).read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "IllegalCommand":
+                first = node.args[0]
+                assert isinstance(first, ast.Constant), f"{path}:{node.lineno} not a literal"
+                templates.append(first.value)
+    assert len(templates) > 40
+    missing = [t for t in (*templates, *BET_NAMES.values(), *HOUSE_NAMES.values())
+               if not catalog.get(t)]
+    assert not missing, missing
+    house = find_game("house-rugen")
+    state = house.new_state()
+    state, _ = house.apply(state, Command("join", {"player": "Ann"}))
+    try:
+        house.apply(state, Command("bet", {"player": "Ann", "bet": "day:3", "amount": 3}))
+    except Exception as exc:  # noqa: BLE001 - the refusal under test
+        refused = exc
+    with app.test_request_context():
+        session["lang"] = "fr"
+        assert refusal(refused) == "Ann a 0 pièces ; pari de Jour de 3 : c'est plus"
+    assert str(refused) == "Ann holds 0 coins; a Day bet of 3 is more"
