@@ -231,8 +231,8 @@ def open_mode(mode: str, who: str) -> None:
     """Save `mode` as the game the table opens with and open the table in it (the first-run
     wizard's choice); ConfigError or IllegalCommand say why not, and nothing changes then."""
     if mode not in games.games():
-        raise ConfigError(f"table.mode = {mode[:40]!r} is not a game: one of "
-                          + ", ".join(sorted(games.games())))
+        raise ConfigError("table.mode = %(mode)s is not a game: one of %(games)s",
+                          mode=repr(mode[:40]), games=", ".join(sorted(games.games())))
     tab = table()
     if tab.state is not None and tab.state.mode == mode:
         return

@@ -765,8 +765,8 @@ class CapitalRugen(RugenEngine):
         for key in ("player_prices", "house_prices"):
             v = values[key]
             if len(v) != 4 or not all(type(x) is int and x >= 1 for x in v):
-                raise ConfigError(f"{key} = {v!r}: four whole prices of at least 1, for the "
-                                  "numbers 1, 2, 3 and 4")
+                raise ConfigError("%(key)s = %(value)s: four whole prices of at least 1, for "
+                                  "the numbers 1, 2, 3 and 4", key=key, value=repr(v))
 
     def in_round(self, state: CapitalRugenState) -> bool:
         return state.phase == CHAIN
