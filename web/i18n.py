@@ -5,8 +5,7 @@ marked for translation (`t("...")` in templates and Python, `tn(one, many, n)` f
 `N_("...")` for words kept in tables and translated later; the rules' refusals are literal
 templates with named values, `IllegalCommand("...%(name)s...", name=...)` and `Words(...)`,
 translated by `refusal`). The French lives in `web/translations/fr/LC_MESSAGES/messages.po`,
-compiled to `messages.mo` beside it; the newer modes' pages still carry their own words in
-`ModePage.french`, looked up when the catalog has no entry, until they move into it.
+compiled to `messages.mo` beside it; every mode's words are there too.
 
 To add or change words (docs/dashboard.md, "Languages"):
     pybabel extract -F web/babel.cfg -k t -k N_ -k tn:1,2 -o /tmp/messages.pot .
@@ -104,31 +103,10 @@ def init_app(app) -> None:
 
 
 def t(text: str) -> str:
-    """`text` in the session's language: the shared catalog's, else the mode pages' own words
-    (unchanged when neither has it)."""
+    """`text` in the session's language (unchanged when the catalog has no entry)."""
     if not text or not has_request_context():
         return text  # outside a page (a thread, a test): the English
-    out = gettext(text)
-    if out == text and language() == "fr":
-        return mode_words().get(text, text)
-    return out
-
-
-def _pages(part: str) -> dict[str, str]:
-    """One dictionary of every mode page's `part` (`ModePage.french`, `.journal_words`)."""
-    from controller.modes import modes
-    from web.modes import page_for
-
-    words: dict[str, str] = {}
-    for name in modes():
-        words.update(getattr(page_for(name), part))
-    return words
-
-
-@cache
-def mode_words() -> dict[str, str]:
-    """Every mode page's own French words (`ModePage.french`)."""
-    return _pages("french")
+    return gettext(text)
 
 
 def say(words) -> str:
@@ -151,7 +129,13 @@ def _word(text: str) -> str:
 @cache
 def mode_journal_words() -> dict[str, str]:
     """Every mode page's journal words (`ModePage.journal_words`)."""
-    return _pages("journal_words")
+    from controller.modes import modes
+    from web.modes import page_for
+
+    words: dict[str, str] = {}
+    for name in modes():
+        words.update(page_for(name).journal_words)
+    return words
 
 
 def refusal(exc: Exception) -> str:

@@ -114,7 +114,8 @@ def test_roche_refusals():
     refused(state, C("burn"), "at most 1 at this house")
     state, _ = play(*deal("KIN-6-DAY-03"), state=state)
     refused(state, C("deal", card="KIN-6-DAY-03"), "cannot be in the deck: it is already dealt")
-    refused(state, C("deal", card="kin-6-day-07"), "not a card of the Roche deck dealt here .the printed Roche deck.")
+    refused(state, C("deal", card="kin-6-day-07"),
+            "not a card of the Roche deck dealt here .the printed Roche deck.")
     refused(state, C("burn"), "the deal has begun")
 
 

@@ -247,14 +247,6 @@ def test_a_translation_that_lost_a_placeholder_falls_back_to_english(app, monkey
         assert refusal(exc) == "Zoe is not seated at this table"
 
 
-def test_the_modes_pages_words_of_fortunes_winds_and_hazard_are_in_the_catalog():
-    """Issue 13: the gettext catalog is the one way; these two pages keep no own dictionary."""
-    from web.modes import page_for
-
-    assert page_for("fortunes-winds").french == {}
-    assert page_for("hazard").french == {}
-
-
 def test_what_the_camera_reading_does_not_fit_reads_in_french(app):
     """A reading's problems (shown on the waiting reading, and as the refusal of its Confirm)
     are Words: English as before, French on a French page, joined by semicolons."""

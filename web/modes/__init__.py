@@ -52,8 +52,6 @@ class ModePage:
     faces_for: Callable[[str | None], list] = field(default=lambda label: [])
     #: A mark printed beside each face on the buttons (the glyphs of the mode's equipment).
     face_marks: dict = field(default_factory=dict)
-    #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
-    french: dict = field(default_factory=dict)
     #: The journal's words for the mode's own commands and events (id -> words, `N_` marked),
     #: over web/i18n.py's `JOURNAL_WORDS`.
     journal_words: dict = field(default_factory=dict)

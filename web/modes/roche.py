@@ -93,14 +93,6 @@ def faces_for(label: str | None) -> list[str]:
     rank = deck.card(label).rank if label is not None and label.upper() in deck.labels else 0
     return sorted(deck.labels, key=lambda c: deck.card(c).rank != rank)
 
-FRENCH = {
-    "Deck": "Paquet", "Phase": "Phase", "The deal": "La donne", "Cards dealt": "Cartes données",
-    "Burned": "Brûlées", "Suits": "Couleurs", "Last cut": "Dernière coupe", "cards": "cartes",
-    "all day": "toutes de Jour", "all night": "toutes de Nuit", "No more bets": "Rien ne va plus",
-    "Burn a card": "Brûler une carte", "Deal": "Donner", "Card bet": "Pari sur une carte",
-    "a suit is cut": "une couleur est coupée",
-}
-
 #: The journal's words for the mode's own commands, arguments and events.
 JOURNAL = {
     "burn": N_("burn a card"),
@@ -114,6 +106,6 @@ JOURNAL = {
 
 
 PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS,
-                faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                faces_for=faces_for, journal_words=JOURNAL)
 GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
-                      faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                      faces_for=faces_for, journal_words=JOURNAL)

@@ -109,15 +109,6 @@ def faces_for(label: str | None) -> list[str]:
     return list(FACE_LABELS)
 
 
-FRENCH = {
-    "Die": "Dé", "standard d20": "d20 ordinaire", "Rugen die": "dé de Rugen", "Point": "Point",
-    "Multiplier": "Multiplicateur", "Chain": "Chaîne", "Markers": "Marqueurs",
-    "Player price": "Prix joueur", "House price": "Prix de la maison",
-    "the house covers": "la maison couvre", "Pass the die": "Passer le dé",
-    "Side bet": "Pari annexe", "Group": "Groupe", "Number": "Numéro",
-    "the chain is broken": "la chaîne est rompue",
-}
-
 def _breaks_the_chain(number: int) -> tuple:
     """A Street or Capital Rugen spot in words: the number the player takes."""
     return phrase(N_("%(number)s to break the chain"), number=number)[1]
@@ -141,11 +132,11 @@ HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
                       bet_words={HouseBet(k, n).spot: phrase(N_("%(bet)s on %(number)s"),
                                                                  bet=HOUSE_NAMES[k], number=n)[1]
                                  for k in HOUSE_KINDS for n in NUMBERS},
-                      faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                      faces_for=faces_for, journal_words=JOURNAL)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
                        bet_words={f"street.{n}": _breaks_the_chain(n) for n in NUMBERS},
-                       faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                       faces_for=faces_for, journal_words=JOURNAL)
 CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
                         bet_words={f"capital.{n}": _breaks_the_chain(n) for n in NUMBERS},
-                        faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
+                        faces_for=faces_for, journal_words=JOURNAL)
