@@ -887,6 +887,7 @@ HOUSE_MODE = Mode(
     odds_text_ref="controller.odds.rugen:odds_text",
     simulate_ref="controller.odds.rugen:simulate_house",
     page_ref="web.modes.rugen:HOUSE_PAGE",
+    equipment=EQUIPMENT,
     result_words=RESULT_WORDS,
 )
 
@@ -896,6 +897,7 @@ STREET_MODE = Mode(
     odds_text_ref="controller.odds.rugen:odds_text",
     simulate_ref="controller.odds.rugen:simulate_street",
     page_ref="web.modes.rugen:STREET_PAGE",
+    equipment=EQUIPMENT,
     result_words=RESULT_WORDS,
     receipts=("bet-slip",),
 )
@@ -906,6 +908,7 @@ CAPITAL_MODE = Mode(
     odds_text_ref="controller.odds.rugen:odds_text",
     simulate_ref="controller.odds.rugen:simulate_capital",
     page_ref="web.modes.rugen:CAPITAL_PAGE",
+    equipment=EQUIPMENT,
     result_words=RESULT_WORDS,
     receipts=("bet-slip",),
 )
