@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.pips import LAYOUTS
 from vision.scenes_common import (
     DEV_SURFACES,
     FRAME_SIZES,
@@ -29,15 +30,6 @@ from vision.scenes_common import (
 )
 
 TEX = 96  # face texture side (px)
-#: pip positions on a 3x3 grid (column, row in -1..1) for each face
-PIP_LAYOUT: dict[int, tuple[tuple[int, int], ...]] = {
-    1: ((0, 0),),
-    2: ((-1, -1), (1, 1)),
-    3: ((-1, -1), (0, 0), (1, 1)),
-    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
-    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
-}
 # (body, pips) BGR 0..1
 DEV_COLOURS = (
     ((0.95, 0.95, 0.95), (0.08, 0.08, 0.08)),  # white, black pips
@@ -114,7 +106,7 @@ def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
     tex[:] = style.body
     colour = style.one if n == 1 else style.pips
     rad = (style.one_r if n == 1 else style.pip_r) * big
-    for cx, cy in PIP_LAYOUT[n]:
+    for cx, cy in LAYOUTS[n]:
         x = big / 2 + cx * style.spacing * big
         y = big / 2 + cy * style.spacing * big
         rim = tuple(float(c) * 0.7 for c in colour)
