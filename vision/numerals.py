@@ -159,28 +159,34 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
     return np.array(vecs, np.float32), np.array(labs)
 
 
+def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int
+          ) -> tuple[int, float, float, int]:
+    """(label index, best score, margin over the next label, which mask) of the best label
+    of any of the masks (one ink seen at several turns) against labelled template vectors."""
+    best = np.full(n_labels, -1.0)
+    which = np.zeros(n_labels, int)
+    for k, mask in enumerate(masks):
+        v = _ink_vector(mask)
+        if v is None:
+            continue
+        per = np.full(n_labels, -1.0)
+        np.maximum.at(per, labs, vecs @ v)
+        better = per > best
+        best[better] = per[better]
+        which[better] = k
+    order = np.argsort(-best)
+    b = float(best[order[0]])
+    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+
+
 def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
     """(label, best score, margin over the next label, quarter turns) of an ink mask that is
     square to its face; label None when no label is clearly best."""
     vecs, labs = _templates()
-    best = np.full(len(LABELS), -1.0)
-    turn_of = np.zeros(len(LABELS), int)
-    for k in range(4):
-        v = _ink_vector(np.rot90(mask, k))
-        if v is None:
-            continue
-        s = vecs @ v
-        per = np.full(len(LABELS), -1.0)
-        np.maximum.at(per, labs, s)
-        better = per > best
-        best[better] = per[better]
-        turn_of[better] = k
-    order = np.argsort(-best)
-    b, second = float(best[order[0]]), float(best[order[1]])
-    margin = b - second
+    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS))
     if b < MIN_SCORE or margin < MIN_MARGIN:
-        return None, b, margin, int(turn_of[order[0]])
-    return LABELS[int(order[0])], b, margin, int(turn_of[order[0]])
+        return None, b, margin, turns
+    return LABELS[i], b, margin, turns
 
 
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -227,9 +233,25 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             if GLYPH_PX[0] <= max(b[3] - b[1], b[2] - b[0]) <= GLYPH_PX[1] * 1.9]
 
 
-def _grow_face(bgr: np.ndarray, box: tuple[int, int, int, int]
-               ) -> tuple[np.ndarray, np.ndarray, tuple] | None:
-    """(hull, mask offset, (centre, side, angle)) of the face holding an ink group, or None."""
+def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
+    """(centre, side, angle) of a region that can be a numeral die's face, else None."""
+    area = cv2.contourArea(hull)
+    (fx, fy), (rw, rh), ang = cv2.minAreaRect(hull)
+    if rw < 6 or rh < 6:
+        return None
+    side = math.sqrt(rw * rh)
+    if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < 0.78
+            or not 0.25 <= gh / side <= 0.8
+            or math.hypot(fx - glyph[0], fy - glyph[1]) > 0.18 * side):
+        return None
+    return (fx, fy), side, ang % 90.0
+
+
+def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
+              reach: float = 1.6) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+    """(hull, mask, shape(hull, ink height, ink centre)) of the face holding an ink group:
+    the body flood-filled from beside the ink, within reach ink heights; None when no
+    region of the body's colour has the shape."""
     h, w = bgr.shape[:2]
     x0, y0, x1, y1 = box
     gh = max(x1 - x0, y1 - y0)
@@ -238,7 +260,7 @@ def _grow_face(bgr: np.ndarray, box: tuple[int, int, int, int]
     seeds = [(cx, y0 - d), (cx, y1 + d), (x0 - d, cy), (x1 + d, cy)]
     grey = [float(bgr[int(np.clip(sy, 0, h - 1)), int(np.clip(sx, 0, w - 1))].mean())
             for sx, sy in seeds]
-    half = int(1.6 * gh) + 4
+    half = int(reach * gh) + 4
     wx0, wy0 = max(0, int(cx) - half), max(0, int(cy) - half)
     wx1, wy1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
     win = bgr[wy0:wy1, wx0:wx1]
@@ -262,16 +284,9 @@ def _grow_face(bgr: np.ndarray, box: tuple[int, int, int, int]
                 continue
             c = max(cs, key=cv2.contourArea)
             hull = cv2.convexHull((c.reshape(-1, 2) + [wx0, wy0]).astype(np.float32))
-            area = cv2.contourArea(hull)
-            (fx, fy), (rw, rh), ang = cv2.minAreaRect(hull)
-            if rw < 6 or rh < 6:
-                continue
-            side = math.sqrt(rw * rh)
-            if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < 0.78
-                    or not 0.25 <= gh / side <= 0.8
-                    or math.hypot(fx - cx, fy - cy) > 0.18 * side):
-                continue
-            return hull, m, ((fx, fy), side, ang % 90.0)
+            got = shape(hull, gh, (cx, cy))
+            if got is not None:
+                return hull, m, got
     return None
 
 
@@ -312,7 +327,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = _grow_face(bgr, box)
+            grown = grow_face(bgr, box)
             if grown is None:
                 continue
             hull, _, (centre, side, ang) = grown
