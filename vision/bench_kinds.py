@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-KINDS = ("pips", "numerals")
+KINDS = ("pips", "numerals", "d20")
 MATCH = 0.35  # a reading belongs to a die when its centre is this many sides from the truth
 
 
@@ -107,6 +107,11 @@ def score(res: KindResult, truths: list, readings: list, hard: bool, seed: int) 
 
 def _kind(kind: str) -> tuple:
     """(scene maker, reader) of a kind."""
+    if kind == "d20":
+        from vision.d20 import read_d20
+        from vision.scenes_d20 import make_d20_scene
+
+        return make_d20_scene, read_d20
     if kind == "numerals":
         from vision.numerals import read_numerals
         from vision.scenes_numerals import make_numeral_scene

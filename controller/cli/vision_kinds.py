@@ -1,4 +1,5 @@
-"""`recognize --kind pips` and `bench vision --kind pips`: the readers that need no profile.
+"""`recognize --kind pips|numerals|d20` and `bench vision --kind ...`: the readers that need
+no profile (the numeral dice's colours default to equipment/namaste.json).
 
 Reached from the `--kind` switch of `feltbank recognize` and `feltbank bench vision`
 (controller/cli/vision.py); the labelled dice (`--kind dice`, the default) stay there.
@@ -13,7 +14,7 @@ import sys
 from vision.errors import VisionError
 
 #: kinds read without calibration, besides the profile-based labelled dice ("dice")
-KINDS = ("pips",)
+KINDS = ("pips", "numerals", "d20")
 
 
 def _fail(msg: str) -> int:
@@ -25,13 +26,15 @@ def _fail(msg: str) -> int:
 
 def cmd_recognize_kind(args: argparse.Namespace) -> int:
     """Read each image with the reader of args.kind; one JSON object per image with --json."""
+    from vision.d20 import read_d20
     from vision.images import read_image
+    from vision.numerals import read_numerals
     from vision.pips import read_pips
 
     if args.table:
         return _fail(f"--table places labelled dice only; --kind {args.kind} reads image "
                      "positions (leave out --table)")
-    readers = {"pips": read_pips}
+    readers = {"pips": read_pips, "numerals": read_numerals, "d20": read_d20}
     status = 0
     for image in args.images:
         try:
@@ -47,6 +50,8 @@ def cmd_recognize_kind(args: argparse.Namespace) -> int:
         print(f"{image}:")
         for o in objects:
             what = o.label or f"(unsure: {o.why})"
+            if getattr(o, "colour", None):
+                what = f"{what} {o.colour}"
             print(f"  {args.kind} {what:<10} {o.confidence:5.2f}  at ({o.center[0]:.0f}, "
                   f"{o.center[1]:.0f})")
     return status
