@@ -40,8 +40,8 @@ from vision.numerals import (
 from vision.objects import ObjectReading
 
 MIN_SCORE = 0.6
-MIN_MARGIN = 0.05
-MAX_SIDES = 1.25  # a top face's longest side over its shortest
+MIN_MARGIN = 0.04
+MAX_SIDES = 1.12  # a top face's longest side over its shortest
 
 
 def _texts() -> tuple[list[str], list[str]]:
@@ -142,7 +142,8 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                 if any(math.hypot(bc[0] - x, bc[1] - y) < 0.3 * s for x, y, s in taken):
                     continue
-                grown = grow_face(bgr, box, _triangle, reach=3.5)
+                grown = grow_face(bgr, box, _triangle, reach=3.5,
+                                   tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
                 if grown is None:
                     continue
                 _, _, (tri, side, ratio) = grown

@@ -248,10 +248,12 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
 
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
-              reach: float = 1.6) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+              reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36)
+              ) -> tuple[np.ndarray, np.ndarray, tuple] | None:
     """(hull, mask, shape(hull, ink height, ink centre)) of the face holding an ink group:
     the body flood-filled from beside the ink, within reach ink heights; None when no
-    region of the body's colour has the shape."""
+    region of the body's colour has the shape (the range is tightened by the factors of
+    `tighten` in turn while the region runs into its surround or has not the shape)."""
     h, w = bgr.shape[:2]
     x0, y0, x1, y1 = box
     gh = max(x1 - x0, y1 - y0)
@@ -270,7 +272,7 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             continue
         seed = win[sy, sx].astype(np.float32)
         tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
-        for tol in (tol0, tol0 * 0.6, tol0 * 0.36):
+        for tol in (tol0 * f for f in tighten):
             mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
             cv2.floodFill(win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
                           4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
