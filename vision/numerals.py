@@ -41,7 +41,7 @@ GLYPH_PX = (8, 40)  # a numeral's height at the level it is read at
 HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
 SIZE = 32  # the compared ink's square (px)
-MIN_SCORE = 0.6  # least correlation with the best label's drawing
+MIN_SCORE = 0.8  # least correlation with the best label's drawing
 MIN_MARGIN = 0.06  # by which the best label beats every other
 #: fonts the templates are drawn in (OpenCV's Hershey fonts, with stroke weights)
 TEMPLATE_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
