@@ -63,7 +63,7 @@ def test_a_printed_rugen_die_is_read_as_printed():
 def test_recognize_kind_d20_json(tmp_path, capsys):
     import cv2
 
-    scene = make_d20_scene(2, n_dice=1)
+    scene = make_d20_scene(0, n_dice=1, printed_rugen=True)
     path = tmp_path / "d20.png"
     cv2.imwrite(str(path), scene.image)
     assert main(["recognize", "--kind", "d20", str(path), "--json"]) == 0
