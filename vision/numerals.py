@@ -56,6 +56,7 @@ class NumeralReading(ObjectReading):
 
     colour: str | None = None
     colour_confidence: float = 0.0
+    body_chroma: tuple[float, float, float] | None = None  # what the colour was told by
 
     def to_json(self) -> dict:
         """`recognize --json`'s object, with the die's "colour"."""
@@ -378,12 +379,51 @@ def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndar
     label, score, margin, _ = classify_ink(ink)
     # the body's colour: face pixels well clear of the ink
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
-    colour, cconf = _colour(np.median(bgr[fmask], 0), profile) if fmask.sum() > 10 else (None, 0)
+    colour, cconf, bc = None, 0.0, None
+    if fmask.sum() > 10:
+        med = np.median(bgr[fmask], 0)
+        colour, cconf = _colour(med, profile)
+        bc = tuple(float(v) for v in chroma(med))
     if label is None:
         return NumeralReading("numerals", None, 0.3, centre,
                               why=f"the print is like no numeral (best {score:.2f}, margin "
-                                  f"{margin:.2f})", colour=colour, colour_confidence=cconf)
+                                  f"{margin:.2f})", colour=colour, colour_confidence=cconf,
+                              body_chroma=bc)
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
     return NumeralReading("numerals", label, float(min(1.0, conf)), centre, angle_deg=ang,
-                          colour=colour, colour_confidence=cconf)
+                          colour=colour, colour_confidence=cconf, body_chroma=bc)
+
+
+def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]
+                       ) -> tuple[NumeralProfile, dict]:
+    """A profile of the set's die colours from captures of each die (colour name -> [(file,
+    BGR image)], as `vision.images.load_captures` reads DIR/<colour>/*.png): the median
+    chromaticity of the faces read in each colour's captures. The colour names must be the
+    set's (equipment/namaste.json); every colour needs a face read in its captures. Returns
+    the profile and a report ({colour: faces used}, and the files where no face was read)."""
+    known = set(default_profile().colours)
+    unknown = sorted(set(captures) - known)
+    if unknown:
+        raise VisionError(f"unknown die colour {unknown[0]!r}; the Namaste set's colours are "
+                          f"{', '.join(sorted(known))} (one capture folder each)")
+    missing = sorted(known - set(captures))
+    if missing:
+        raise VisionError(f"no captures of the {missing[0]} die; every colour needs a folder "
+                          f"{missing[0]}/ of captures")
+    cols: dict[str, tuple[float, float, float]] = {}
+    used: dict[str, int] = {}
+    unread: list[str] = []
+    for colour, items in captures.items():
+        seen = []
+        for name, img in items:
+            faces = [o for o in read_numerals(img) if o.label is not None]
+            if not faces:
+                unread.append(name)
+            seen += [o.body_chroma for o in faces if o.body_chroma is not None]
+        if not seen:
+            raise VisionError(f"no numeral face was read in the captures of the {colour} die; "
+                              "capture it face up, the whole die in the picture")
+        cols[colour] = tuple(float(v) for v in np.median(np.array(seen), 0))
+        used[colour] = len(seen)
+    return NumeralProfile(cols, "calibrated"), {"faces": used, "unread": unread}

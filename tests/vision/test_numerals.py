@@ -131,3 +131,35 @@ def test_bench_vision_kind_numerals_quick(capsys):
     assert set(out) == {"dev", "heldout"}
     for s in out.values():
         assert s["dice"] >= 10 and s["kind"] == "numerals" and s["latency_ms_median"] > 0
+
+
+def test_calibrate_kind_numerals_learns_the_colours_and_recognize_uses_them(tmp_path, capsys):
+    turquoise = next(d for d in namaste_dice() if d.colour == "turquoise")
+    caps = tmp_path / "caps"
+    for colour, body in (("turquoise", turquoise.body_bgr), ("white", (235, 235, 235))):
+        (caps / colour).mkdir(parents=True)
+        for i, text in enumerate(("2", "5")):
+            cv2.imwrite(str(caps / colour / f"{i}.png"), _die_image(text, body=body))
+    out = tmp_path / "numerals.json"
+    assert main(["calibrate", "--kind", "numerals", "--captures", str(caps), "--out", str(out),
+                 "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out.strip())
+    assert rep["faces"] == {"turquoise": 2, "white": 2}
+    prof = load_numeral_profile(out)
+    assert prof.colours["turquoise"][2] < prof.colours["white"][2]  # less red
+    img = tmp_path / "t.png"
+    cv2.imwrite(str(img), _die_image("6", body=turquoise.body_bgr))
+    assert main(["recognize", "--kind", "numerals", "--profile", str(out), str(img),
+                 "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert [(o["label"], o["colour"]) for o in obj["objects"]] == [("6", "turquoise")]
+
+
+def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
+    for colour in ("white", "purple"):
+        (tmp_path / colour).mkdir()
+        cv2.imwrite(str(tmp_path / colour / "a.png"), _die_image("3"))
+    assert main(["calibrate", "--kind", "numerals", "--captures", str(tmp_path), "--out",
+                 str(tmp_path / "p.json")]) == 1
+    assert "unknown die colour 'purple'" in capsys.readouterr().err
+    assert not (tmp_path / "p.json").exists()
