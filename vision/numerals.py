@@ -57,6 +57,7 @@ class NumeralReading(ObjectReading):
     colour: str | None = None
     colour_confidence: float = 0.0
     body_chroma: tuple[float, float, float] | None = None  # what the colour was told by
+    body_grey: float = 0.0  # the body's brightness (0..255)
 
     def to_json(self) -> dict:
         """`recognize --json`'s object, with the die's "colour"."""
@@ -351,8 +352,30 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
-    side_of = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    middle = (image.shape[1] / 2, image.shape[0] / 2)
+    side_of = _side_faces(kept, middle) | _shaded_side_faces(kept, middle)
     return [rd for i, rd in enumerate(kept) if i not in side_of]
+
+
+def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:
+    """Side faces seen almost whole (near the frame's edge, through a wide lens): as far from
+    their top face as a touching die, but lit unlike it (a side face is turned to the lamp
+    otherwise than the top faces, which all face up alike), and on the side towards the
+    picture's middle."""
+    out: set[int] = set()
+    for i, a in enumerate(faces):
+        for b in faces:
+            if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
+                continue
+            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= 1.05 * max(
+                    a.size_px, b.size_px):
+                continue
+            if abs(a.body_grey - b.body_grey) < 0.12 * max(a.body_grey, b.body_grey):
+                continue
+            if math.hypot(a.center[0] - middle[0], a.center[1] - middle[1]) < math.hypot(
+                    b.center[0] - middle[0], b.center[1] - middle[1]):
+                out.add(i)
+    return out
 
 
 def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndarray,
@@ -388,11 +411,12 @@ def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndar
         return NumeralReading("numerals", None, 0.3, centre,
                               why=f"the print is like no numeral (best {score:.2f}, margin "
                                   f"{margin:.2f})", colour=colour, colour_confidence=cconf,
-                              body_chroma=bc)
+                              body_chroma=bc, body_grey=body)
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
     return NumeralReading("numerals", label, float(min(1.0, conf)), centre, angle_deg=ang,
-                          colour=colour, colour_confidence=cconf, body_chroma=bc)
+                          colour=colour, colour_confidence=cconf, body_chroma=bc,
+                          body_grey=body)
 
 
 def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]
