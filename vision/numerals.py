@@ -359,7 +359,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
 
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:
     """Side faces seen almost whole (near the frame's edge, through a wide lens): as far from
-    their top face as a touching die, but lit unlike it (a side face is turned to the lamp
+    their top face as a touching die, of its colour but lit unlike it (a side face is turned to the lamp
     otherwise than the top faces, which all face up alike), and on the side towards the
     picture's middle."""
     out: set[int] = set()
@@ -371,6 +371,9 @@ def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float])
                     a.size_px, b.size_px):
                 continue
             if abs(a.body_grey - b.body_grey) < 0.12 * max(a.body_grey, b.body_grey):
+                continue
+            if a.body_chroma is None or b.body_chroma is None or np.linalg.norm(
+                    np.subtract(a.body_chroma, b.body_chroma)) > 0.03:  # another die's colour
                 continue
             if math.hypot(a.center[0] - middle[0], a.center[1] - middle[1]) < math.hypot(
                     b.center[0] - middle[0], b.center[1] - middle[1]):
