@@ -39,7 +39,7 @@ from vision.numerals import (
 )
 from vision.objects import ObjectReading
 
-MIN_SCORE = 0.6
+MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
 MAX_SIDES = 1.12  # a top face's longest side over its shortest
 
