@@ -86,8 +86,8 @@ def icosahedron() -> tuple[np.ndarray, tuple[tuple[int, int, int], ...], tuple[i
 
 
 def face_text(number: int, printed_rugen: bool) -> str:
-    """What a face shows: its number (6 and 9 underlined: "6." "9." drawn with a bar), or
-    the Rugen number for a printed Rugen die."""
+    """What a face shows: its number (`d20_texture` bars 6 and 9 beneath), or the Rugen
+    number for a printed Rugen die."""
     return rugen_faces()[number - 1] if printed_rugen else str(number)
 
 
