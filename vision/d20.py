@@ -41,7 +41,7 @@ from vision.objects import ObjectReading
 
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
-MAX_SIDES = 1.12  # a top face's longest side over its shortest
+MAX_SIDES = 1.07  # a top face's longest side over its shortest
 
 
 def _texts() -> tuple[list[str], list[str]]:
