@@ -10,11 +10,13 @@ surfaces (stone, a checked cloth) that development never used.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from vision.pips import LAYOUTS
 from vision.scenes_common import (
     DEV_SURFACES,
     FRAME_SIZES,
@@ -29,15 +31,6 @@ from vision.scenes_common import (
 )
 
 TEX = 96  # face texture side (px)
-#: pip positions on a 3x3 grid (column, row in -1..1) for each face
-PIP_LAYOUT: dict[int, tuple[tuple[int, int], ...]] = {
-    1: ((0, 0),),
-    2: ((-1, -1), (1, 1)),
-    3: ((-1, -1), (0, 0), (1, 1)),
-    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
-    6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
-}
 # (body, pips) BGR 0..1
 DEV_COLOURS = (
     ((0.95, 0.95, 0.95), (0.08, 0.08, 0.08)),  # white, black pips
@@ -81,6 +74,7 @@ class PipTruth:
     side_px: float
     touching: bool
     in_frame: bool = True  # the top face wholly in the picture (else not scored)
+    colour: str = ""  # the die's colour, where the reader tells dice by colour
 
 
 @dataclass
@@ -114,19 +108,26 @@ def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
     tex[:] = style.body
     colour = style.one if n == 1 else style.pips
     rad = (style.one_r if n == 1 else style.pip_r) * big
-    for cx, cy in PIP_LAYOUT[n]:
+    for cx, cy in LAYOUTS[n]:
         x = big / 2 + cx * style.spacing * big
         y = big / 2 + cy * style.spacing * big
         rim = tuple(float(c) * 0.7 for c in colour)
         cv2.circle(tex, (int(x), int(y)), int(rad), rim, -1, cv2.LINE_AA)
         cv2.circle(tex, (int(x), int(y)), int(rad * 0.82), colour, -1, cv2.LINE_AA)
     tex = cv2.resize(tex, (TEX, TEX), interpolation=cv2.INTER_AREA)
-    # rounded edges catch less light; rounded corners show what is behind
+    return rounded_face(tex, style.rounding)
+
+
+def rounded_face(tex: np.ndarray, rounding: float) -> tuple[np.ndarray, np.ndarray]:
+    """A face's art (TEX x TEX) with rounded edges, which catch less light, and its alpha
+    (rounded corners show what is behind)."""
+    ss = 4
+    big = TEX * ss
     r = np.minimum(np.arange(TEX), np.arange(TEX)[::-1]).astype(np.float32) / TEX
     edge = np.minimum(r[:, None], r[None, :])
-    tex *= (0.6 + 0.4 * np.clip(edge / max(style.rounding, 1e-3), 0, 1))[:, :, None]
+    tex = tex * (0.6 + 0.4 * np.clip(edge / max(rounding, 1e-3), 0, 1))[:, :, None]
     alpha = np.zeros((big, big), np.float32)
-    rc = int(style.rounding * big)
+    rc = int(rounding * big)
     cv2.rectangle(alpha, (rc, 0), (big - rc, big), 1.0, -1)
     cv2.rectangle(alpha, (0, rc), (big, big - rc), 1.0, -1)
     for cx, cy in ((rc, rc), (big - rc, rc), (rc, big - rc), (big - rc, big - rc)):
@@ -143,7 +144,7 @@ def side_faces(rng: np.random.Generator, top: int) -> dict[str, int]:
     return {"px": a, "nx": 7 - a, "py": b, "ny": 7 - b}
 
 
-def _place(rng: np.random.Generator, n: int, side_mm: float, area: tuple[float, float, float, float],
+def place_dice(rng: np.random.Generator, n: int, side_mm: float, area: tuple[float, float, float, float],
            touching_share: float) -> list[tuple[float, float, float, bool]]:
     """(x, y, yaw, touching) of n dice inside the ground rectangle, none overlapping."""
     x0, y0, x1, y1 = area
@@ -182,11 +183,34 @@ def _place(rng: np.random.Generator, n: int, side_mm: float, area: tuple[float, 
 def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
                    n_dice: int | None = None) -> PipScene:
     """One frame of pip dice; deterministic from the seed."""
+
+    def new_die(rng: np.random.Generator) -> DieMake:
+        style = sample_style(rng, held_out)
+        return DieMake(lambda n: face_texture(n, style), str, "")
+
+    return dice_scene(seed, held_out, hard, n_dice, 10, new_die)
+
+
+@dataclass(frozen=True)
+class DieMake:
+    """One six-sided die of a scene: its face art for each value 1..6, its label for a value
+    (the one `recognize` gives) and its colour name (empty when not read)."""
+
+    texture: Callable[[int], tuple[np.ndarray, np.ndarray]]
+    label: Callable[[int], str]
+    colour: str
+
+
+def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
+               most_dice: int, new_die: Callable[[np.random.Generator], DieMake],
+               side_mm_range: tuple[float, float] = (12, 25)) -> PipScene:
+    """A frame of one to most_dice six-sided dice made by new_die, on a randomized surface,
+    camera and light; deterministic from the seed (the pip and numeral dice's scenes)."""
     rng = np.random.default_rng(seed)
     hard = bool(rng.random() < 0.3) if hard is None else hard
     w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
-    side_mm = float(rng.uniform(12, 25))
-    n = int(n_dice or (rng.integers(1, 11)))
+    side_mm = float(rng.uniform(*side_mm_range))
+    n = int(n_dice or (rng.integers(1, most_dice + 1)))
     # small dice in big frames to large dice in small ones, but ten of them must fit
     most = min(170.0, math.sqrt(w * h / (n * 9.0)))
     px = (min(24.0, most * 0.8), most)
@@ -200,7 +224,7 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     gx1, gy1 = view.ground(w, h)
     m = side_mm * 1.2
     area = (gx0 + m, gy0 + m, gx1 - m, gy1 - m)
-    places = _place(rng, n, side_mm, area, 0.45 if hard else 0.15)
+    places = place_dice(rng, n, side_mm, area, 0.45 if hard else 0.15)
     lamp_d = np.array([light["lamp_dir"][0], light["lamp_dir"][1], light["lamp_height"]])
     lamp_d /= np.linalg.norm(lamp_d)
     lamp = lamp_d * view.height_mm * 2
@@ -209,7 +233,7 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         cast_shadow(img, view, np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)]),
                     lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
     for x, y, yaw, touching in places:
-        style = sample_style(rng, held_out)
+        die = new_die(rng)
         top = int(rng.integers(1, 7))
         sides = side_faces(rng, top)
         faces = cube_faces(side_mm, x, y, yaw)
@@ -219,8 +243,8 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
             centre = pts.mean(0)
             if np.dot(cam - centre, normal) <= 0:
                 continue
-            n_pips = top if name == "top" else sides[name]
-            tex, alpha = face_texture(n_pips, style)
+            value = top if name == "top" else sides[name]
+            tex, alpha = die.texture(value)
             turn = int(rng.integers(4))
             tex, alpha = np.rot90(tex, turn).copy(), np.rot90(alpha, turn).copy()
             shade = light["ambient"] + (1 - light["ambient"]) * max(0.0, float(normal @ lamp_d))
@@ -229,6 +253,6 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         c = view.project(top_pts.mean(0, keepdims=True))[0]
         corners = view.project(top_pts)
         inside = bool(np.all((corners >= 0) & (corners < [w, h])))
-        truths.append(PipTruth(str(top), (float(c[0]), float(c[1])), float(die_px), touching,
-                               inside))
+        truths.append(PipTruth(die.label(top), (float(c[0]), float(c[1])), float(die_px),
+                               touching, inside, die.colour))
     return PipScene(finish(img, rng, light), truths, hard, kind)

@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         '\'{"ExposureTime": 12000, "AnalogueGain": 1.5, '
                         '"ColourGains": [1.9, 1.6]}\'')
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--kind", choices=["dice", "numerals"], default="dice",
+                   help="numerals: learn the Namaste dice's colours from DIR/<colour>/ "
+                        "captures into the file --out (a JSON profile)")
     p.set_defaults(func=cmd_calibrate)
 
     p = subparsers.add_parser("recognize", help="read the dice in image files")
@@ -154,6 +157,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.labels import DIE_SETS
     from vision.recognizer import calibrate
 
+    if getattr(args, "kind", "dice") == "numerals":
+        from controller.cli.vision_kinds import cmd_calibrate_numerals
+
+        return cmd_calibrate_numerals(args)
     try:
         if args.rollback:
             name = profiles.rollback(args.out)

@@ -1,4 +1,5 @@
-"""`recognize --kind pips` and `bench vision --kind pips`: the readers that need no profile.
+"""`recognize --kind pips|numerals|d20` and `bench vision --kind ...`: the readers that need
+no profile (the numeral dice's colours default to equipment/namaste.json).
 
 Reached from the `--kind` switch of `feltbank recognize` and `feltbank bench vision`
 (controller/cli/vision.py); the labelled dice (`--kind dice`, the default) stay there.
@@ -13,7 +14,7 @@ import sys
 from vision.errors import VisionError
 
 #: kinds read without calibration, besides the profile-based labelled dice ("dice")
-KINDS = ("pips",)
+KINDS = ("pips", "numerals", "d20")
 
 
 def _fail(msg: str) -> int:
@@ -25,13 +26,24 @@ def _fail(msg: str) -> int:
 
 def cmd_recognize_kind(args: argparse.Namespace) -> int:
     """Read each image with the reader of args.kind; one JSON object per image with --json."""
+    from vision.d20 import read_d20
     from vision.images import read_image
+    from vision.numerals import read_numerals
     from vision.pips import read_pips
 
     if args.table:
         return _fail(f"--table places labelled dice only; --kind {args.kind} reads image "
                      "positions (leave out --table)")
-    readers = {"pips": read_pips}
+    readers = {"pips": read_pips, "numerals": read_numerals, "d20": read_d20}
+    if args.kind == "numerals" and str(args.profile).endswith(".json"):
+        # a numeral dice profile (calibrate --kind numerals): the table's own die colours
+        from vision.numerals import load_numeral_profile
+
+        try:
+            prof = load_numeral_profile(args.profile)
+        except VisionError as e:
+            return _fail(str(e))
+        readers["numerals"] = lambda img: read_numerals(img, prof)
     status = 0
     for image in args.images:
         try:
@@ -47,9 +59,42 @@ def cmd_recognize_kind(args: argparse.Namespace) -> int:
         print(f"{image}:")
         for o in objects:
             what = o.label or f"(unsure: {o.why})"
+            if getattr(o, "colour", None):
+                what = f"{what} {o.colour}"
             print(f"  {args.kind} {what:<10} {o.confidence:5.2f}  at ({o.center[0]:.0f}, "
                   f"{o.center[1]:.0f})")
     return status
+
+
+def cmd_calibrate_numerals(args: argparse.Namespace) -> int:
+    """`calibrate --kind numerals --captures DIR --out FILE.json`: the set's die colours."""
+    from pathlib import Path
+
+    from vision.images import load_captures
+    from vision.numerals import calibrate_numerals
+
+    if args.rollback or not args.captures:
+        return _fail("--kind numerals needs --captures DIR (one folder per die colour: "
+                     "turquoise/, white/) and --out FILE.json; it keeps no versions to roll back")
+    if not str(args.out).endswith(".json"):
+        return _fail(f"--out {args.out}: a numeral dice profile is one file; give a name "
+                     "ending in .json")
+    try:
+        captures, _ = load_captures(args.captures, None)
+        profile, report = calibrate_numerals(captures)
+    except VisionError as e:
+        return _fail(str(e))
+    Path(args.out).write_text(json.dumps(profile.to_json(), indent=1) + "\n")
+    if args.json:
+        print(json.dumps({"profile": str(args.out), **report, **profile.to_json()}))
+        return 0
+    print(f"numeral dice profile written: {args.out}")
+    for colour, n in report["faces"].items():
+        print(f"  {colour:<10} {n} faces, chromaticity (b, g, r) "
+              f"{', '.join(f'{v:.3f}' for v in profile.colours[colour])}")
+    if report["unread"]:
+        print("captures with no face read (retake them): " + ", ".join(report["unread"]))
+    return 0
 
 
 def cmd_bench_kind(args: argparse.Namespace) -> int:

@@ -1,0 +1,165 @@
+"""Namaste numeral dice: the number and the die's colour, abstentions, the CLI, the bench."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.bench_kinds import KindResult, score
+from vision.errors import BadImage, VisionError
+from vision.numerals import (
+    LABELS,
+    NumeralProfile,
+    default_profile,
+    load_numeral_profile,
+    read_numerals,
+)
+from vision.scenes_numerals import FACE_LABELS, make_numeral_scene, namaste_dice, render_text
+
+
+def _die_image(text: str, body=(235, 235, 235), ink=(40, 40, 40), ground=(60, 110, 150),
+               side=120, turn=17.0, quarter=0) -> np.ndarray:
+    """A flat numeral die face seen from above, with a darker rim."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = ground
+    tex = np.zeros((side, side, 3), np.uint8)
+    tex[:] = body
+    mask = render_text(text, cv2.FONT_HERSHEY_SIMPLEX, side * (0.3 if text == "1/7" else 0.48),
+                       0.12)
+    mh, mw = mask.shape
+    y0, x0 = (side - mh) // 2, (side - mw) // 2
+    region = tex[y0:y0 + mh, x0:x0 + mw].astype(np.float32)
+    tex[y0:y0 + mh, x0:x0 + mw] = (region * (1 - mask[:, :, None])
+                                   + np.array(ink, np.float32) * mask[:, :, None]).astype(np.uint8)
+    tex = np.ascontiguousarray(np.rot90(tex, quarter))
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
+    m[:, 2] += (320 - side / 2, 240 - side / 2)
+    shape = np.full((side, side), 255, np.uint8)
+    face = cv2.warpAffine(tex, m, (640, 480))
+    alpha = cv2.warpAffine(shape, m, (640, 480))
+    img[alpha > 127] = face[alpha > 127]
+    cs, _ = cv2.findContours((alpha > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
+                             cv2.CHAIN_APPROX_NONE)
+    cv2.drawContours(img, cs, -1, tuple(int(c * 0.55) for c in body), max(2, side // 25))
+    return cv2.GaussianBlur(img, (0, 0), 1.0)
+
+
+@pytest.mark.parametrize("text", LABELS)
+def test_every_face_of_a_white_die(text):
+    out = read_numerals(_die_image(text, quarter=LABELS.index(text) % 4))
+    assert [(o.label, o.colour) for o in out] == [(text, "white")], [o.to_json() for o in out]
+    assert out[0].confidence >= 0.5
+    assert math.hypot(out[0].center[0] - 320, out[0].center[1] - 240) < 8
+
+
+def test_the_turquoise_die_is_told_by_its_colour():
+    turquoise = next(d for d in namaste_dice() if d.colour == "turquoise")
+    out = read_numerals(_die_image("4", body=turquoise.body_bgr, ground=(200, 200, 205),
+                                   turn=-25.0))
+    assert [(o.label, o.colour) for o in out] == [("4", "turquoise")]
+
+
+def test_a_blank_face_and_a_bare_table_are_not_read():
+    plain = np.full((480, 640, 3), (60, 110, 150), np.uint8)
+    assert read_numerals(plain) == []
+    # a die showing a symbol that is no numeral: abstained on, never guessed
+    out = read_numerals(_die_image("#"))
+    assert all(o.label is None for o in out), [o.to_json() for o in out]
+
+
+def test_bad_input_is_refused_with_what_is_expected():
+    with pytest.raises(BadImage, match="BGR colour image"):
+        read_numerals(np.zeros((10, 10), np.uint8))
+
+
+def test_profiles_round_trip_and_bad_ones_are_refused(tmp_path):
+    prof = default_profile()
+    assert set(prof.colours) == {"turquoise", "white"}
+    path = tmp_path / "numerals.json"
+    path.write_text(json.dumps(prof.to_json()))
+    assert load_numeral_profile(path).colours.keys() == prof.colours.keys()
+    path.write_text(json.dumps({"kind": "numerals", "colours": {"white": [1, 1, 1]}}))
+    with pytest.raises(VisionError, match="two colours or more"):
+        load_numeral_profile(path)
+    with pytest.raises(VisionError, match="cannot read"):
+        load_numeral_profile(tmp_path / "missing.json")
+    # a calibrated profile decides the colour: one that says the white die is turquoise-ish
+    swapped = NumeralProfile({"white": prof.colours["turquoise"],
+                              "turquoise": prof.colours["white"]})
+    out = read_numerals(_die_image("3"), swapped)
+    assert [o.colour for o in out] == ["turquoise"]
+
+
+def test_generated_scenes_no_confident_error_most_read():
+    res = KindResult("test")
+    for seed in range(600, 614):
+        scene = make_numeral_scene(seed, held_out=seed % 2 == 1)
+        score(res, scene.dice, read_numerals(scene.image), scene.hard, seed)
+    assert res.dice >= 20
+    assert res.confident_errors == 0, res.errors
+    assert res.right >= 0.7 * res.dice, res.summary()
+
+
+def test_scenes_use_the_set_from_equipment_and_are_deterministic():
+    a, b = make_numeral_scene(11), make_numeral_scene(11)
+    assert np.array_equal(a.image, b.image) and a.dice == b.dice
+    assert {d.colour for d in namaste_dice()} == {"turquoise", "white"}
+    assert set(FACE_LABELS.values()) == set(LABELS)
+    assert all(t.colour in ("turquoise", "white") and t.label in LABELS for t in a.dice)
+
+
+def test_recognize_kind_numerals_json(tmp_path, capsys):
+    path = tmp_path / "die.png"
+    cv2.imwrite(str(path), _die_image("1/7"))
+    assert main(["recognize", "--kind", "numerals", str(path), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert obj["image"] == str(path)
+    assert [(o["kind"], o["label"], o["colour"]) for o in obj["objects"]] == [
+        ("numerals", "1/7", "white")]
+    assert set(obj["objects"][0]) >= {"kind", "label", "confidence", "center"}
+
+
+@pytest.mark.slow
+def test_bench_vision_kind_numerals_quick(capsys):
+    assert main(["bench", "vision", "--kind", "numerals", "--dice", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip())
+    assert set(out) == {"dev", "heldout"}
+    for s in out.values():
+        assert s["dice"] >= 10 and s["kind"] == "numerals" and s["latency_ms_median"] > 0
+
+
+def test_calibrate_kind_numerals_learns_the_colours_and_recognize_uses_them(tmp_path, capsys):
+    turquoise = next(d for d in namaste_dice() if d.colour == "turquoise")
+    caps = tmp_path / "caps"
+    for colour, body in (("turquoise", turquoise.body_bgr), ("white", (235, 235, 235))):
+        (caps / colour).mkdir(parents=True)
+        for i, text in enumerate(("2", "5")):
+            cv2.imwrite(str(caps / colour / f"{i}.png"), _die_image(text, body=body))
+    out = tmp_path / "numerals.json"
+    assert main(["calibrate", "--kind", "numerals", "--captures", str(caps), "--out", str(out),
+                 "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out.strip())
+    assert rep["faces"] == {"turquoise": 2, "white": 2}
+    prof = load_numeral_profile(out)
+    assert prof.colours["turquoise"][2] < prof.colours["white"][2]  # less red
+    img = tmp_path / "t.png"
+    cv2.imwrite(str(img), _die_image("6", body=turquoise.body_bgr))
+    assert main(["recognize", "--kind", "numerals", "--profile", str(out), str(img),
+                 "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out.strip())
+    assert [(o["label"], o["colour"]) for o in obj["objects"]] == [("6", "turquoise")]
+
+
+def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
+    for colour in ("white", "purple"):
+        (tmp_path / colour).mkdir()
+        cv2.imwrite(str(tmp_path / colour / "a.png"), _die_image("3"))
+    assert main(["calibrate", "--kind", "numerals", "--captures", str(tmp_path), "--out",
+                 str(tmp_path / "p.json")]) == 1
+    assert "unknown die colour 'purple'" in capsys.readouterr().err
+    assert not (tmp_path / "p.json").exists()
