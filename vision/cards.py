@@ -46,10 +46,12 @@ from vision.objects import ObjectReading
 CANON = (60, 84)  # rectified card, width x height (px)
 INNER = 4  # the query's margin: shifts of +/-INNER px are searched
 DETECT_SIDE = 480  # outlines are found on a frame shrunk to this shorter side
+CARD_RATIO = 63 / 88
 ASPECT = (0.55, 0.9)  # short over long side of a card's quadrilateral
 MIN_CARD = 0.07  # a card's short side, as a share of the frame's shorter side, at least
 MAX_CARD = 0.75
 MIN_FILL = 0.86  # the region's area over its quadrilateral's
+MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
 INK_WEIGHT = 0.5  # the inks' colour against the chroma maps'
@@ -178,6 +180,32 @@ def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
     return out
 
 
+def _corner_quads(contour: np.ndarray, min_side: float) -> list[np.ndarray]:
+    """Card-shaped quads hypothesised at the square corners of a region's outline (a stack's
+    outline shows the top card's corners and two or three of its sides whole)."""
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, 0.015 * peri, True).reshape(-1, 2).astype(float)
+    n = len(poly)
+    out = []
+    if n < 4 or n > 14:
+        return out
+    ratio = CARD_RATIO
+    for i in range(n):
+        p, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
+        e1, e2 = a - p, b - p
+        l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
+        if min(l1, l2) < min_side * 0.5:
+            continue
+        u, v = e1 / l1, e2 / l2
+        if abs(float(u @ v)) > 0.26:  # not within 15 degrees of square
+            continue
+        for la, lb in ((l1, l1 / ratio), (l1, l1 * ratio), (l2 / ratio, l2), (l2 * ratio, l2)):
+            if min(la, lb) < min_side:
+                continue
+            out.append(np.array([p, p + la * u, p + la * u + lb * v, p + lb * v]))
+    return out
+
+
 def _aspect(q: np.ndarray) -> float:
     short = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
     long_ = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
@@ -197,7 +225,7 @@ def _warp(img: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarra
     q = (quad - [x0, y0]).astype(np.float32)
     if f < 0.99:
         crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        q = q * f
+        q = (q * float(f)).astype(np.float32)
     dst = np.float32([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]])
     m = cv2.getPerspectiveTransform(q, dst)
     big = cv2.warpPerspective(crop, m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
@@ -291,6 +319,29 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarra
     return np.array(out, np.float32) + origin
 
 
+def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
+    """The least share, over the four sides, of points along a side where the grey changes
+    across it (a step or a line): a card on top has its edge all round; an outline that cuts
+    across a card (two cards of a stack taken as one) has a side with none."""
+    c = quad.mean(0)
+    us = np.linspace(0.1, 0.9, 24, dtype=np.float32)
+    least = 1.0
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
+        if np.dot((a + b) / 2 - c, n) < 0:
+            n = -n
+        base = a[None, :] + us[:, None] * d[None, :]
+        offs = np.array([-2.0, -1.0, 0.0, 1.0, 2.0], np.float32)
+        p = base[None, :, :] + offs[:, None, None] * n[None, None, :]
+        v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE)
+        contrast = v.max(0) - v.min(0)
+        least = min(least, float(np.mean(contrast > 0.035 * level + 2)))
+    return least
+
+
 def _inside(a: np.ndarray, b: np.ndarray) -> float:
     """The share of quad a's area inside quad b."""
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
@@ -305,7 +356,10 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     s = min(1.0, DETECT_SIDE / min(h, w))
     small = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else img
     small = cv2.GaussianBlur(small, (0, 0), 1.0)
-    edges = cv2.Canny(small, 12, 36, L2gradient=True)
+    grey8 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(grey8, 8, 24, L2gradient=True)
+    grey = grey8.astype(np.float32)
+    level = float(cv2.mean(grey8)[0])
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     short = min(small.shape[:2])
@@ -316,35 +370,35 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         area = cv2.contourArea(c)
         if not lo <= area <= hi:
             continue
+        quads = []
         q = _fit_quad(c)
-        if q is None:
-            continue
-        q = _order(q)
-        qa = cv2.contourArea(q.astype(np.float32))
-        if qa <= 0 or area / qa < MIN_FILL or not cv2.isContourConvex(
-                np.round(q * 8).astype(np.int32)):
-            continue
-        if not ASPECT[0] <= _aspect(q) <= ASPECT[1]:
-            continue
-        q = _order(_snap(_paper_distance(small, q), q))
-        if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
-                np.round(q * 8).astype(np.int32)):
-            continue
-        full = q / s
-        cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
-    # the same outline found twice (the inside and outside of its edge): keep one
+        if q is not None:
+            q = _order(q)
+            qa = cv2.contourArea(q.astype(np.float32))
+            if qa > 0 and area / qa >= MIN_FILL and ASPECT[0] <= _aspect(q) <= ASPECT[1]:
+                quads.append(q)
+        if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
+            quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+        for q in quads:
+            if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
+                    > small.shape[0] - 2 or not cv2.isContourConvex(
+                        np.round(q * 8).astype(np.int32))):
+                continue
+            q = _order(_snap(_paper_distance(small, q), q))
+            if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
+                    np.round(q * 8).astype(np.int32)):
+                continue
+            if _side_support(grey, q, level) < MIN_SUPPORT:
+                continue
+            full = q / s
+            cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
+    # overlapping outlines (the inside and outside of one edge, a card's inner border, two
+    # cards of a stack taken as one): the one with the plainest rim is the card on top
+    cands = [o for o in cands if o.rim >= RIM_PLAIN]
     cands.sort(key=lambda o: -o.rim)
-    kept: list[Outline] = []
-    for o in cands:
-        if any(_inside(o.quad, k.quad) > 0.8 and _inside(k.quad, o.quad) > 0.8 for k in kept):
-            continue
-        kept.append(o)
-    cards = [o for o in kept if o.rim >= RIM_PLAIN]
-    # a card-shaped frame inside a card is the card's art
-    cards.sort(key=lambda o: -cv2.contourArea(o.quad))
     out: list[Outline] = []
-    for o in cards:
-        if any(_inside(o.quad, k.quad) > 0.7 for k in out):
+    for o in cands:
+        if any(max(_inside(o.quad, k.quad), _inside(k.quad, o.quad)) > 0.5 for k in out):
             continue
         out.append(o)
     return out
@@ -518,6 +572,12 @@ def deck_of(labels: list[str]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def _paperness(img: np.ndarray, o: Outline) -> float:
+    """How much a found outline's face looks like card paper: bright and colourless."""
+    p = np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+    return max(0.0, float(p.mean() - 2 * (p.max() - p.min())))
+
+
 def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
     """A model from captures {label: [(name, image), ...]}, one card in each image; BadDeck
     naming the captures where no card, or more than one, is found."""
@@ -529,9 +589,8 @@ def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
             problems.append(f"{label}: no capture")
             continue
         for name, img in shots:
-            found = sorted(find_cards(img), key=lambda o: -cv2.contourArea(o.quad))
-            if len(found) > 1 and cv2.contourArea(found[0].quad) > 1.5 * cv2.contourArea(
-                    found[1].quad):
+            found = sorted(find_cards(img), key=lambda o: -_paperness(img, o))
+            if len(found) > 1 and _paperness(img, found[1]) < 0.8 * _paperness(img, found[0]):
                 found = found[:1]  # the card, and something card-shaped on the cloth
             if len(found) != 1:
                 problems.append(f"{name}: {'no card' if not found else f'{len(found)} cards'} "
@@ -592,7 +651,7 @@ class DealWatcher:
 
     reader: CardReader
     still_s: float = 1.0
-    min_confidence: float = 0.9
+    min_confidence: float = 0.5
 
     def __post_init__(self) -> None:
         from vision.settle import SettleDetector, TableState
