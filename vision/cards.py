@@ -58,6 +58,7 @@ INK_WEIGHT = 0.5  # the inks' colour against the chroma maps'
 COLOUR_WEIGHT = 1.5  # how much a colour difference costs (score units per unit of chroma)
 BAND_PX = 4.0  # the grey face is band-passed: what is finer than this many px
 MIN_SCORE = 0.3  # below this a face is nothing learned
+PAIR_FLOOR = 0.03  # two faces this alike are told apart only by a difference well above noise
 MIN_MARGIN = 0.3  # how surely the best label must beat each runner-up (see _score)
 BACK = "back"
 MODEL_FILE = "cards-model.npz"
@@ -501,7 +502,7 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray, top: int = 6)
         if tk != t1:  # the other way up: the whole face decides
             p = (s1 - sk) / max(1e-3, 1 - sk)
         else:
-            apart = max(1e-3, 1.0 - float((w1 * wk).sum()))
+            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
             colour = COLOUR_WEIGHT * (ck - c1)
             p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + colour) / (
                 apart + COLOUR_WEIGHT * abs(ck - c1))

@@ -316,6 +316,7 @@ def score_cards(res, truths: list[CardTruth], readings: list, hard: bool, seed: 
         best, best_d = None, MATCH * t.size_px
         for i, r in enumerate(readings):
             d = _m.hypot(r.center[0] - t.center[0], r.center[1] - t.center[1])
+            d -= 1e6 * (r.label == t.label)  # in a stack, the reading of this very card
             if i not in used and d < best_d:
                 best, best_d = i, d
         if best is not None:

@@ -162,7 +162,7 @@ def test_the_printed_deck_reads_from_its_own_art_no_confident_error(felt_table):
             assert r.kind == "card"
             truth = [t for t in scene.cards if _near(r, t)]
             if r.label is not None:
-                assert truth and r.label == truth[0].label, (seed, r.label, truth)
+                assert r.label in [t.label for t in truth], (seed, r.label, truth)
                 assert r.confidence >= 0.5
             else:
                 assert r.confidence < 0.5 and r.why
@@ -193,7 +193,7 @@ def test_a_poker_deck_learned_from_one_capture_per_card(poker_table, poker_reade
         for r in readings:
             truth = [t for t in scene.cards if _near(r, t)]
             if r.label is not None:
-                assert truth and r.label == truth[0].label, (seed, r.label, truth)
+                assert r.label in [t.label for t in truth], (seed, r.label, truth)
         for t in scene.cards:
             if t.in_frame:
                 must += 1
@@ -219,7 +219,7 @@ def test_the_top_card_of_a_stack_and_no_label_under_it(poker_table, poker_reader
             if r.label is None:
                 continue
             truth = [t for t in scene.cards if _near(r, t)]
-            assert truth and truth[0].label == r.label
+            assert r.label in [t.label for t in truth], (seed, r.label, truth)
         tops += any(r.label == top.label and _near(r, top) for r in readings)
     assert tops >= 4
 
