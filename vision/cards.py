@@ -62,6 +62,7 @@ PAIR_FLOOR = 0.03  # two faces this alike are told apart only by a difference we
 MIN_MARGIN = 0.3  # how surely the best label must beat each runner-up (see _score)
 BACK = "back"
 MODEL_FILE = "cards-model.npz"
+LEARN_BLURS = (0.7, 1.3)  # each capture is also learned this much blurred (px of CANON)
 
 
 class BadDeck(VisionError):
@@ -597,7 +598,10 @@ def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
                 problems.append(f"{name}: {'no card' if not found else f'{len(found)} cards'} "
                                 "found (lay one card, face up, wholly in view)")
                 continue
-            faces.append((label, *face_of(img, found[0])))
+            canon = _warp(img, found[0].quad, CANON)
+            faces.append((label, *_face(canon)))
+            for sigma in LEARN_BLURS:  # the same card seen less sharply
+                faces.append((label, *_face(cv2.GaussianBlur(canon, (0, 0), sigma))))
     if problems:
         raise BadDeck("captures to retake: " + "; ".join(problems[:12])
                       + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))
@@ -615,7 +619,8 @@ def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
     full = POKER_LABELS if deck == "poker" else roche_labels() if deck == "roche" else ()
     learned = set(model.labels)
     model.report = {
-        "deck": deck, "cards": len(learned - {BACK}), "captures": len(faces),
+        "deck": deck, "cards": len(learned - {BACK}),
+        "captures": len(faces) // (1 + len(LEARN_BLURS)),
         "missing": [x for x in full if x not in learned],
         "closest": [[a, b, round(s, 3)] for s, a, b in closest[:5]],
     }
