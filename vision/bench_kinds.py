@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-KINDS = ("pips", "numerals", "d20")
+KINDS = ("pips", "numerals", "d20", "cards")
 MATCH = 0.35  # a reading belongs to a die when its centre is this many sides from the truth
 
 
@@ -162,7 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     out = {}
     for split in (("dev", "heldout") if args.split == "both" else (args.split,)):
         t0 = time.perf_counter()
-        s = run_kind(args.kind, args.dice, args.seed, split == "heldout").summary()
+        if args.kind == "cards":
+            from vision.scenes_cards import run_cards
+
+            s = run_cards(args.dice, args.seed, split == "heldout").summary()
+        else:
+            s = run_kind(args.kind, args.dice, args.seed, split == "heldout").summary()
         s["wall_s"] = round(time.perf_counter() - t0, 1)
         s["kind"] = args.kind
         out[split] = s

@@ -49,9 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         '\'{"ExposureTime": 12000, "AnalogueGain": 1.5, '
                         '"ColourGains": [1.9, 1.6]}\'')
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--kind", choices=["dice", "numerals"], default="dice",
-                   help="numerals: learn the Namaste dice's colours from DIR/<colour>/ "
-                        "captures into the file --out (a JSON profile)")
+    p.add_argument("--kind", choices=["dice", "numerals", "cards"], default="dice",
+                   help="what the captures show: labelled dice (default), numerals (the "
+                        "Namaste dice's colours from DIR/<colour>/ into the file --out, a JSON "
+                        "profile) or cards (one folder per card: 2S .. AS, or the printed Roche "
+                        "deck's labels)")
     p.set_defaults(func=cmd_calibrate)
 
     p = subparsers.add_parser("recognize", help="read the dice in image files")
@@ -59,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"profile folder or store (default: the shipped calibration/{die_set})")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
-                   help="what to read: labelled dice with a profile (default) or pip dice")
+                   help="what to read: labelled dice with a profile (default) , pip dice or cards")
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.add_argument("--table", action="store_true",
@@ -70,8 +72,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_recognize)
 
     p = subparsers.add_parser("print", help="printables at true size (PDF)")
-    p.add_argument("what", choices=["labels", "markers", "namaste-sheet"])
-    p.add_argument("--out", required=True, metavar="FILE.pdf")
+    p.add_argument("what", choices=["labels", "markers", "namaste-sheet", "deck"])
+    p.add_argument("--out", metavar="FILE.pdf")
+    p.add_argument("--list", action="store_true",
+                   help="deck: print the printed Roche deck's card labels (no PDF)")
     p.add_argument("--die-mm", type=float, default=16.0, help="die edge in mm (labels)")
     p.add_argument("--die-set", default=die_set, choices=sorted(DIE_SETS),
                    help=f"whose dice the labels are for (default {die_set})")
@@ -100,7 +104,7 @@ def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
                    help="with --classic: label art the recognizer was not developed on")
     p.add_argument("--json", action="store_true")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
-                   help="what to read: labelled dice (default) or pip dice")
+                   help="what to read: labelled dice (default) , pip dice or cards")
     p.set_defaults(func=cmd_bench_vision)
 
 
@@ -152,15 +156,19 @@ class ProgressBar:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Run calibration (or roll back) and report."""
+    if args.kind == "cards":
+        from controller.cli.vision_kinds import cmd_calibrate_cards
+
+        return cmd_calibrate_cards(args)
+    if args.kind == "numerals":
+        from controller.cli.vision_kinds import cmd_calibrate_numerals
+
+        return cmd_calibrate_numerals(args)
     from vision import profile as profiles
     from vision.images import load_captures
     from vision.labels import DIE_SETS
     from vision.recognizer import calibrate
 
-    if getattr(args, "kind", "dice") == "numerals":
-        from controller.cli.vision_kinds import cmd_calibrate_numerals
-
-        return cmd_calibrate_numerals(args)
     try:
         if args.rollback:
             name = profiles.rollback(args.out)
@@ -458,6 +466,12 @@ def write_markers_pdf(out: Path, marker_mm: float = 36.0) -> int:
 
 def cmd_print(args: argparse.Namespace) -> int:
     """Write the requested printable."""
+    if args.what == "deck":
+        from controller.cli.vision_kinds import cmd_print_deck
+
+        return cmd_print_deck(args)
+    if not args.out:
+        return _fail(f"print {args.what}: --out FILE.pdf is required")
     out = Path(args.out)
     if out.suffix.lower() != ".pdf":
         return _fail(f"--out {out}: expected a .pdf file name")

@@ -1,0 +1,685 @@
+"""Cards lying face up: find each card's outline, rectify it, and read it against the faces a
+deck was learned from (the printed Roche deck, or the table's own poker decks).
+
+Nothing here knows the cloth's colour. Steps:
+
+1. **Outlines.** Edges (Canny on the colour frame, shrunk so its shorter side is 480 px)
+   closed into rings; every closed region is a candidate. A card's outline is a closed ring
+   of edges whatever the cloth, and the region inside it is the card (the art inside
+   touches the ring at most here and there). The region's hull is fitted with four lines
+   (the contour's points along each side, away from the rounded corners), so the corners
+   are where a sharp card's would be, under perspective too.
+2. **Is it a card, and on top?** The quadrilateral must be card-shaped (short over long
+   sides 0.55-0.9 for 63 x 88 mm under a tilted camera), fill its region, and show a
+   plain paper rim: the band 0.5-2 mm inside its edge is one colour. The top card of a stack
+   has one; a card partly covered has the covering card's edge across its rim, a region
+   spanning two cards has cloth in it. A card-shaped frame inside a card (a court card's
+   picture, the Roche border) lies inside a card with a rim and is not a card.
+3. **Rectify** to 60 x 84 px, portrait, white-balanced on the card's own paper (its
+   brightest tenth), so lamp colour and exposure drop out.
+4. **Read.** Normalized cross-correlation of the grey face against every learned face,
+   searched over +/-4 px shifts and both ways up (a card lies upside down as often as not),
+   less a colour term (red against black, the Roche suits' inks) on a coarse map of the
+   card's chromaticity. The best label's margin over the best *other* label decides:
+   below the threshold the reader abstains (label null): no confident error. A card
+   showing its back is reported unread ("face down").
+
+A deck is learned from as little as one capture per card (`learn`, `feltbank calibrate
+--kind cards`); the printed Roche deck can also be read from its own art (`roche_model`),
+with no capture at all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.deck_art import POKER_LABELS, render_back, render_card, roche_labels
+from vision.errors import BadImage, VisionError
+from vision.objects import ObjectReading
+
+CANON = (60, 84)  # rectified card, width x height (px)
+INNER = 4  # the query's margin: shifts of +/-INNER px are searched
+DETECT_SIDE = 480  # outlines are found on a frame shrunk to this shorter side
+CARD_RATIO = 63 / 88
+ASPECT = (0.55, 0.9)  # short over long side of a card's quadrilateral
+MIN_CARD = 0.07  # a card's short side, as a share of the frame's shorter side, at least
+MAX_CARD = 0.75
+MIN_FILL = 0.86  # the region's area over its quadrilateral's
+MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
+RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
+RIM_PLAIN = 0.65  # share of the rim that must be paper
+INK_WEIGHT = 0.5  # the inks' colour against the chroma maps'
+COLOUR_WEIGHT = 1.5  # how much a colour difference costs (score units per unit of chroma)
+BAND_PX = 4.0  # the grey face is band-passed: what is finer than this many px
+MIN_SCORE = 0.3  # below this a face is nothing learned
+PAIR_FLOOR = 0.03  # two faces this alike are told apart only by a difference well above noise
+MIN_MARGIN = 0.4  # how surely the best label must beat each runner-up (see _score)
+BACK = "back"
+MODEL_FILE = "cards-model.npz"
+LEARN_BLURS = (0.7, 1.3)  # each capture is also learned this much blurred (px of CANON)
+
+
+class BadDeck(VisionError):
+    """Captures that do not make a deck (unknown card names, no card, two cards)."""
+
+
+@dataclass
+class CardModel:
+    """Learned faces: per face, its label, grey face (CANON, float) and chroma map."""
+
+    deck: str  # "roche", "poker" or "mixed"
+    labels: list[str]
+    grey: np.ndarray  # (N, H, W) float32, zero-mean unit-norm
+    chroma: np.ndarray  # (N, h, w, 2) float32
+    min_margin: float = MIN_MARGIN
+    report: dict = field(default_factory=dict)
+
+    def save(self, folder: Path) -> Path:
+        """Write the model into `folder` (made if missing); returns the file."""
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / MODEL_FILE
+        np.savez_compressed(path, labels=np.array(self.labels), grey=self.grey,
+                            chroma=self.chroma, deck=np.array(self.deck),
+                            min_margin=np.array(self.min_margin))
+        (folder / "cards-report.json").write_text(json.dumps(self.report, indent=1) + "\n",
+                                                  encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, folder: Path) -> CardModel:
+        """A model written by `save`; BadDeck naming the file when it is not one."""
+        path = Path(folder)
+        path = path / MODEL_FILE if path.is_dir() else path
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return cls(str(z["deck"]), [str(s) for s in z["labels"]],
+                           z["grey"].astype(np.float32), z["chroma"].astype(np.float32),
+                           float(z["min_margin"]))
+        except (OSError, KeyError, ValueError) as e:
+            raise BadDeck(f"{path}: not a card model written by `feltbank calibrate --kind "
+                          f"cards` ({e})") from e
+
+
+# -- outlines ---------------------------------------------------------------------------------
+
+
+def _order(quad: np.ndarray) -> np.ndarray:
+    """Corners tl, tr, br, bl of a portrait card: the short sides on top and at the bottom
+    (which of them is the top is left to the reader, who tries both)."""
+    c = quad.mean(0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    s01 = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
+    s12 = np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])
+    if s01 > s12:  # q0-q1 is a long side: start one corner later
+        q = np.roll(q, -1, 0)
+    return q.astype(np.float32)
+
+
+def _line_fit(pts: np.ndarray) -> np.ndarray | None:
+    if len(pts) < 4:
+        return None
+    vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.array([vx, vy, x0, y0], float)
+
+
+def _intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    m = np.array([[a[0], -b[0]], [a[1], -b[1]]])
+    if abs(np.linalg.det(m)) < 1e-6:
+        return None
+    t = np.linalg.solve(m, [b[2] - a[2], b[3] - a[3]])
+    return np.array([a[2] + t[0] * a[0], a[3] + t[0] * a[1]])
+
+
+def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of a card-like region: a coarse polygon, then a line through the
+    contour's points along each side (its middle 70%), the corners where they meet."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    approx = None
+    for eps in (0.02, 0.03, 0.045, 0.06):
+        a = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(a) == 4:
+            approx = a.reshape(4, 2).astype(float)
+            break
+        if len(a) < 4:
+            break
+    if approx is None:
+        return None
+    pts = contour.reshape(-1, 2).astype(float)
+    lines = []
+    for k in range(4):
+        p, q = approx[k], approx[(k + 1) % 4]
+        d = q - p
+        n = np.linalg.norm(d)
+        if n < 4:
+            return None
+        u = d / n
+        rel = pts - p
+        t = rel @ u
+        dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        sel = pts[(t > 0.15 * n) & (t < 0.85 * n) & (dist < max(2.0, 0.04 * n))]
+        line = _line_fit(sel)
+        if line is None:
+            line = np.array([u[0], u[1], p[0], p[1]])
+        lines.append(line)
+    corners = []
+    for k in range(4):
+        c = _intersect(lines[k - 1], lines[k])
+        if c is None:
+            return None
+        corners.append(c)
+    out = np.array(corners)
+    if np.linalg.norm(out - approx, axis=1).max() > 0.15 * math.sqrt(cv2.contourArea(
+            approx.astype(np.float32))):
+        return approx
+    return out
+
+
+def _corner_quads(contour: np.ndarray, min_side: float) -> list[np.ndarray]:
+    """Card-shaped quads hypothesised at the square corners of a region's outline (a stack's
+    outline shows the top card's corners and two or three of its sides whole)."""
+    peri = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, 0.015 * peri, True).reshape(-1, 2).astype(float)
+    n = len(poly)
+    out = []
+    if n < 4 or n > 14:
+        return out
+    ratio = CARD_RATIO
+    for i in range(n):
+        p, a, b = poly[i], poly[i - 1], poly[(i + 1) % n]
+        e1, e2 = a - p, b - p
+        l1, l2 = float(np.linalg.norm(e1)), float(np.linalg.norm(e2))
+        if min(l1, l2) < min_side * 0.5:
+            continue
+        u, v = e1 / l1, e2 / l2
+        if abs(float(u @ v)) > 0.26:  # not within 15 degrees of square
+            continue
+        for la, lb in ((l1, l1 / ratio), (l1, l1 * ratio), (l2 / ratio, l2), (l2 * ratio, l2)):
+            if min(la, lb) < min_side:
+                continue
+            out.append(np.array([p, p + la * u, p + la * u + lb * v, p + lb * v]))
+    return out
+
+
+def _aspect(q: np.ndarray) -> float:
+    short = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    long_ = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    return float(short / max(long_, 1e-6))
+
+
+def _warp(img: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The quad's content as a size[0] x size[1] image, shrunk first so it is not aliased."""
+    w, h = size
+    side = np.linalg.norm(quad[1] - quad[0])
+    f = min(1.0, 2.0 * w / max(side, 1.0))
+    x0, y0 = np.floor(quad.min(0)).astype(int) - 2
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 3
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(img.shape[1], x1), min(img.shape[0], y1)
+    crop = img[y0:y1, x0:x1]
+    q = (quad - [x0, y0]).astype(np.float32)
+    if f < 0.99:
+        crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        q = (q * float(f)).astype(np.float32)
+    dst = np.float32([[0, 0], [2 * w, 0], [2 * w, 2 * h], [0, 2 * h]])
+    m = cv2.getPerspectiveTransform(q, dst)
+    big = cv2.warpPerspective(crop, m, (2 * w, 2 * h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _rim_plain(img: np.ndarray, quad: np.ndarray) -> float:
+    """The share of the band RIM_MM inside the card's edge that is plain paper."""
+    rw, rh = 63 * 2, 88 * 2  # 2 px a millimetre
+    flat = _warp(img, quad, (rw, rh)).astype(np.float32)
+    a, b = int(RIM_MM[0] * 2), int(RIM_MM[1] * 2) + 1
+    band = np.concatenate([flat[a:b, a:rw - a].reshape(-1, 3), flat[rh - b:rh - a, a:rw - a]
+                           .reshape(-1, 3), flat[b:rh - b, a:b].reshape(-1, 3),
+                           flat[b:rh - b, rw - b:rw - a].reshape(-1, 3)])
+    med = np.median(band, 0)
+    dev = np.abs(band - med).max(1)
+    return float(np.mean(dev < 0.15 * med.mean() + 12))
+
+
+@dataclass
+class Outline:
+    """A card found in a frame: corners tl, tr, br, bl (full-size px), its rim's plainness."""
+
+    quad: np.ndarray
+    rim: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        c = self.quad.mean(0)
+        return float(c[0]), float(c[1])
+
+    @property
+    def width(self) -> float:
+        return float((np.linalg.norm(self.quad[1] - self.quad[0])
+                      + np.linalg.norm(self.quad[2] - self.quad[3])) / 2)
+
+
+def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far each pixel round the quad is from the card's paper colour (the median of the
+    card), relative to the paper's brightness; and the window's top-left corner."""
+    full = _warp(small, quad, (32, 44)).reshape(-1, 3).astype(np.float32)
+    paper = np.median(full, 0)
+    pad = 0.2 * float(np.linalg.norm(quad[1] - quad[0])) + 4
+    x0, y0 = np.maximum(np.floor(quad.min(0) - pad), 0).astype(int)
+    x1, y1 = np.ceil(quad.max(0) + pad).astype(int)
+    win = small[y0:y1, x0:x1].astype(np.float32)
+    d = np.abs(win - paper).max(2)
+    return d / max(float(paper.mean()), 1.0), np.array([x0, y0], np.float32)
+
+
+def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
+    """Move each side of a rough quad to the card's edge: the outermost line, within reach,
+    with paper inside it and something that is not paper outside (an inner border line has
+    paper outside; a shadow has none inside). A side with no such line stays."""
+    dist, origin = dist_at
+    quad = quad - origin
+    c = quad.mean(0)
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    ts = np.arange(-0.07 * width, 0.15 * width, 0.5, dtype=np.float32)
+    us = np.linspace(0.12, 0.88, 16, dtype=np.float32)
+    lines = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
+        if np.dot((a + b) / 2 - c, n) < 0:
+            n = -n
+        base = a[None, :] + us[:, None] * d[None, :]  # (U, 2)
+
+        def at(off: np.ndarray, base: np.ndarray = base, n: np.ndarray = n) -> np.ndarray:
+            p = base[None, :, :] + off[:, None, None] * n[None, None, :]
+            return cv2.remap(dist, p[..., 0].astype(np.float32), p[..., 1].astype(np.float32),
+                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=9.0)
+
+        inside, outside = at(ts - 1.5), at(ts + 1.5)
+        score = ((inside < 0.2) & (outside > 0.3)).mean(1)
+        shift = 0.0
+        if score.max() >= 0.4:
+            good = np.nonzero(score >= max(0.4, 0.7 * score.max()))[0]
+            shift = float(ts[good[-1]])
+        lines.append((a + shift * n, d))
+    out = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], float)
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad + origin
+        t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    return np.array(out, np.float32) + origin
+
+
+def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
+    """The least share, over the four sides, of points along a side where the grey changes
+    across it (a step or a line): a card on top has its edge all round; an outline that cuts
+    across a card (two cards of a stack taken as one) has a side with none."""
+    c = quad.mean(0)
+    us = np.linspace(0.1, 0.9, 24, dtype=np.float32)
+    least = 1.0
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
+        if np.dot((a + b) / 2 - c, n) < 0:
+            n = -n
+        base = a[None, :] + us[:, None] * d[None, :]
+        offs = np.array([-2.0, -1.0, 0.0, 1.0, 2.0], np.float32)
+        p = base[None, :, :] + offs[:, None, None] * n[None, None, :]
+        v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE)
+        contrast = v.max(0) - v.min(0)
+        least = min(least, float(np.mean(contrast > 0.035 * level + 2)))
+    return least
+
+
+def _inside(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of quad a's area inside quad b."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter / max(cv2.contourArea(a.astype(np.float32)), 1e-6))
+
+
+def find_cards(img: np.ndarray) -> list[Outline]:
+    """Every card lying face up (or down) and uncovered in the frame."""
+    if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
+        raise BadImage("expected a colour image (H x W x 3, BGR)")
+    h, w = img.shape[:2]
+    s = min(1.0, DETECT_SIDE / min(h, w))
+    small = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else img
+    small = cv2.GaussianBlur(small, (0, 0), 1.0)
+    grey8 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(grey8, 8, 24, L2gradient=True)
+    grey = grey8.astype(np.float32)
+    level = float(cv2.mean(grey8)[0])
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    short = min(small.shape[:2])
+    lo = (MIN_CARD * short) ** 2 * 1.2
+    hi = (MAX_CARD * short) ** 2 * 1.6
+    cands: list[Outline] = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if not lo <= area <= hi:
+            continue
+        quads = []
+        q = _fit_quad(c)
+        if q is not None:
+            q = _order(q)
+            qa = cv2.contourArea(q.astype(np.float32))
+            if qa > 0 and area / qa >= MIN_FILL and ASPECT[0] <= _aspect(q) <= ASPECT[1]:
+                quads.append(q)
+        if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
+            quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+        for q in quads:
+            if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
+                    > small.shape[0] - 2 or not cv2.isContourConvex(
+                        np.round(q * 8).astype(np.int32))):
+                continue
+            q = _order(_snap(_paper_distance(small, q), q))
+            if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
+                    np.round(q * 8).astype(np.int32)):
+                continue
+            if _side_support(grey, q, level) < MIN_SUPPORT:
+                continue
+            full = q / s
+            cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
+    # overlapping outlines (the inside and outside of one edge, a card's inner border, two
+    # cards of a stack taken as one): the one with the plainest rim is the card on top
+    cands = [o for o in cands if o.rim >= RIM_PLAIN]
+    cands.sort(key=lambda o: -o.rim)
+    out: list[Outline] = []
+    for o in cands:
+        if any(max(_inside(o.quad, k.quad), _inside(k.quad, o.quad)) > 0.5 for k in out):
+            continue
+        out.append(o)
+    return out
+
+
+# -- faces ------------------------------------------------------------------------------------
+
+
+def _face(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A rectified card (CANON, BGR uint8) as (grey, chroma): white-balanced on its paper."""
+    f = canon.astype(np.float32)
+    white = np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0
+    f = f / white
+    grey = f.mean(2)
+    ink = np.clip(0.85 - grey, 0, 1)  # how much ink a pixel holds
+    grey = grey - cv2.GaussianBlur(grey, (0, 0), BAND_PX)  # shapes, not shading
+    grey = cv2.GaussianBlur(grey, (0, 0), 1.2)
+    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
+    chroma = np.stack([r - g, b - (r + g) / 2, ink], 2)
+    chroma = cv2.resize(chroma, (CANON[0] // 4, CANON[1] // 4), interpolation=cv2.INTER_AREA)
+    return grey.astype(np.float32), chroma.astype(np.float32)
+
+
+def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """How unlike each learned face's colours this face's are: the chroma maps' mean
+    difference plus the difference of their inks' mean colour (red against black, one
+    suit's ink against another's)."""
+    maps = np.abs(model_chroma[..., :2] - chroma[None, ..., :2]).mean((1, 2, 3))
+    w = model_chroma[..., 2:3]
+    inks = (model_chroma[..., :2] * w).sum((1, 2)) / (w.sum((1, 2)) + 1e-3)
+    q = (chroma[..., :2] * chroma[..., 2:3]).sum((0, 1)) / (chroma[..., 2:3].sum() + 1e-3)
+    return maps + INK_WEIGHT * np.abs(inks - q[None]).sum(1)
+
+
+def _norm(a: np.ndarray) -> np.ndarray:
+    a = a - a.mean()
+    return (a / (np.linalg.norm(a) + 1e-6)).astype(np.float32)
+
+
+def face_of(img: np.ndarray, outline: Outline) -> tuple[np.ndarray, np.ndarray]:
+    """The (grey, chroma) of a card found in a frame."""
+    return _face(_warp(img, outline.quad, CANON))
+
+
+def model_from_faces(faces: list[tuple[str, np.ndarray, np.ndarray]], deck: str) -> CardModel:
+    """A model from (label, grey, chroma) faces."""
+    labels = [f[0] for f in faces]
+    grey = np.stack([_norm(f[1]) for f in faces])
+    chroma = np.stack([f[2] for f in faces])
+    return CardModel(deck, labels, grey, chroma)
+
+
+def roche_model() -> CardModel:
+    """The printed Roche deck read from its own art (and its back): no capture needed."""
+    faces = []
+    for label in (*roche_labels(), BACK):
+        art = render_back(6.0) if label == BACK else render_card(label, None, 6.0)
+        canon = cv2.resize(cv2.GaussianBlur(art, (0, 0), 2.0), CANON, interpolation=cv2.INTER_AREA)
+        faces.append((label, *_face(canon)))
+    return model_from_faces(faces, "roche")
+
+
+@dataclass
+class _Scores:
+    best: str
+    s1: float  # its correlation with the face
+    second: str  # the label that comes closest to it, told apart by `pair`
+    pair: float  # 1: the face is the best label's, 0: half way to `second`'s, -1: `second`'s
+    turned: bool
+
+
+def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray, top: int = 6) -> _Scores:
+    """The best label for this face (both ways up, +/-INNER px), and how surely it beats
+    each runner-up: the face's correlations with the two, over how different the two faces
+    are where they met the query ((c1 - c2) / (1 - t1.t2): 1 when the face is the first's,
+    -1 when it is the second's, whatever blur or light took from both)."""
+    g0 = _norm(grey)
+    cand = []  # (score, label index, turned, window of the template aligned to the query)
+    ih, iw = CANON[1] - 2 * INNER, CANON[0] - 2 * INNER
+    flat = model.grey.reshape(len(model.labels), -1)
+    for turned in (False, True):
+        g = np.ascontiguousarray(g0[::-1, ::-1]) if turned else g0
+        ch = chroma[::-1, ::-1] if turned else chroma
+        cdist = _colour_distance(model.chroma, ch)
+        approx = flat @ g.ravel() - COLOUR_WEIGHT * cdist
+        inner = _norm(np.ascontiguousarray(g[INNER:-INNER, INNER:-INNER]))
+        for i in np.argsort(-approx)[:top]:
+            res = cv2.matchTemplate(model.grey[i], inner, cv2.TM_CCOEFF_NORMED)
+            _, ncc, _, (dx, dy) = cv2.minMaxLoc(res)
+            win = _norm(model.grey[i][dy:dy + ih, dx:dx + iw])
+            cand.append((ncc - COLOUR_WEIGHT * float(cdist[i]), int(i), turned, win, inner,
+                         float(cdist[i])))
+    cand.sort(key=lambda c: -c[0])
+    s1, i1, t1, w1, q1, c1 = cand[0]
+    best = model.labels[i1]
+    pair, second = 1.0, ""
+    for sk, ik, tk, wk, _qk, ck in cand[1:]:
+        if model.labels[ik] == best:
+            continue
+        if tk != t1:  # the other way up: the whole face decides
+            p = (s1 - sk) / max(1e-3, 1 - sk)
+        else:
+            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
+            colour = COLOUR_WEIGHT * (ck - c1)
+            p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + colour) / (
+                apart + COLOUR_WEIGHT * abs(ck - c1))
+        if p < pair:
+            pair, second = p, model.labels[ik]
+    return _Scores(best, s1, second, pair, t1)
+
+
+def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
+    thr = model.min_margin
+    conf = float(np.clip(0.5 + 0.5 * (sc.pair - thr) / (1 - thr), 0.0, 1.0))
+    if sc.best == BACK and sc.s1 >= MIN_SCORE:
+        return None, min(conf, 0.49), "face down"
+    if sc.s1 < MIN_SCORE:
+        return None, min(conf, 0.49), f"not a face learned (best {sc.best}, {sc.s1:.2f})"
+    if sc.pair < thr:
+        return None, min(conf, 0.49), f"{sc.best} or {sc.second}? ({sc.pair:.2f})"
+    return sc.best, conf, ""
+
+
+class CardReader:
+    """Reads the cards in frames with one model (the printed deck's art by default)."""
+
+    def __init__(self, model: CardModel | None = None) -> None:
+        self.model = model or roche_model()
+
+    def read(self, img: np.ndarray) -> list[ObjectReading]:
+        """One reading per card found (label None when unsure or face down)."""
+        out = []
+        for o in find_cards(img):
+            grey, chroma = face_of(img, o)
+            sc = _score(self.model, grey, chroma)
+            label, conf, why = _decide(self.model, sc)
+            q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
+            d = q[0] - q[3]  # the card's "up", bottom-left to top-left
+            angle = math.degrees(math.atan2(d[0], -d[1]))
+            out.append(ObjectReading("card", label, conf, o.center,
+                                     corners=[[float(x), float(y)] for x, y in q],
+                                     angle_deg=angle, size_px=o.width, why=why))
+        return out
+
+
+def read_cards(img: np.ndarray, model: CardModel | None = None) -> list[ObjectReading]:
+    """The cards in one frame (see CardReader)."""
+    return CardReader(model).read(img)
+
+
+# -- learning a deck ------------------------------------------------------------------------
+
+
+def deck_of(labels: list[str]) -> str:
+    """Which deck the folder names belong to; BadDeck naming the ones that fit none."""
+    roche = set(roche_labels())
+    poker = set(POKER_LABELS)
+    bad = [x for x in labels if x not in roche and x not in poker and x != BACK]
+    if bad:
+        hint = ""
+        if any(x.upper().startswith("10") for x in bad):
+            hint = " (a ten is T: TS, TH, TD, TC)"
+        raise BadDeck(f"unknown card names {', '.join(sorted(bad)[:8])}{hint}: name each "
+                      "folder after its card, poker cards rank then suit (2S .. 9S, TS, JS, "
+                      "QS, KS, AS; suits S H D C) or the printed Roche deck's labels "
+                      "(`feltbank print deck --list`), and `back` for the backs")
+    names = [x for x in labels if x != BACK]
+    if not names:
+        raise BadDeck("no card folders: one folder per card, named like 7H or KIN-6-DAY-03")
+    kinds = {("poker" if x in poker else "roche") for x in names}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _paperness(img: np.ndarray, o: Outline) -> float:
+    """How much a found outline's face looks like card paper: bright and colourless."""
+    p = np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+    return max(0.0, float(p.mean() - 2 * (p.max() - p.min())))
+
+
+def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
+    """A model from captures {label: [(name, image), ...]}, one card in each image; BadDeck
+    naming the captures where no card, or more than one, is found."""
+    deck = deck_of(list(captures))
+    faces = []
+    problems = []
+    for label, shots in sorted(captures.items()):
+        if not shots:
+            problems.append(f"{label}: no capture")
+            continue
+        for name, img in shots:
+            found = sorted(find_cards(img), key=lambda o: -_paperness(img, o))
+            if len(found) > 1 and _paperness(img, found[1]) < 0.8 * _paperness(img, found[0]):
+                found = found[:1]  # the card, and something card-shaped on the cloth
+            if len(found) != 1:
+                problems.append(f"{name}: {'no card' if not found else f'{len(found)} cards'} "
+                                "found (lay one card, face up, wholly in view)")
+                continue
+            canon = _warp(img, found[0].quad, CANON)
+            faces.append((label, *_face(canon)))
+            for sigma in LEARN_BLURS:  # the same card seen less sharply
+                faces.append((label, *_face(cv2.GaussianBlur(canon, (0, 0), sigma))))
+    if problems:
+        raise BadDeck("captures to retake: " + "; ".join(problems[:12])
+                      + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))
+    model = model_from_faces(faces, deck)
+    # how close the learned faces come to each other (the deck's weakest pairs)
+    closest = []
+    n = len(model.labels)
+    flat = model.grey.reshape(n, -1)
+    sim = flat @ flat.T
+    for i in range(n):
+        for j in range(i + 1, n):
+            if model.labels[i] != model.labels[j]:
+                closest.append((float(sim[i, j]), model.labels[i], model.labels[j]))
+    closest.sort(reverse=True)
+    full = POKER_LABELS if deck == "poker" else roche_labels() if deck == "roche" else ()
+    learned = set(model.labels)
+    model.report = {
+        "deck": deck, "cards": len(learned - {BACK}),
+        "captures": len(faces) // (1 + len(LEARN_BLURS)),
+        "missing": [x for x in full if x not in learned],
+        "closest": [[a, b, round(s, 3)] for s, a, b in closest[:5]],
+    }
+    return model
+
+
+def load_captures(folder: Path) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """DIR/<CARD>/*.png|jpg as {label: [(path, image), ...]}; BadDeck when it is not."""
+    from vision.images import read_image
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BadDeck(f"{folder}: no such folder (expected one sub-folder per card)")
+    out: dict[str, list[tuple[str, np.ndarray]]] = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("_")):
+        files = sorted(p for p in sub.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+        out[sub.name] = [(str(p), read_image(str(p))) for p in files]
+    if not out:
+        raise BadDeck(f"{folder}: no card folders (expected DIR/7H/*.png, DIR/KS/*.png, ...)")
+    return out
+
+
+# -- a dealt card -----------------------------------------------------------------------------
+
+
+@dataclass
+class DealWatcher:
+    """Turns a stream of frames into deal events: a card that lands and settles is one event.
+
+    Reads the table only when the settle detector says it has been still (`still_s`), and
+    reports the cards whose labels are on the table more often than before; a card sliding
+    in, or a hand over the table, is never read.
+    """
+
+    reader: CardReader
+    still_s: float = 1.0
+    min_confidence: float = 0.5
+
+    def __post_init__(self) -> None:
+        from vision.settle import SettleDetector, TableState
+
+        self._settle = SettleDetector(still_s=self.still_s)
+        self._settled = TableState.SETTLED
+        self._was_settled = False
+        self.on_table: list[str] = []
+
+    def update(self, img: np.ndarray, t: float) -> list[str]:
+        """Feed a frame taken at time t (s); returns the labels newly dealt (usually none)."""
+        state = self._settle.update(img, t)
+        settled = state == self._settled
+        fresh = settled and not self._was_settled
+        self._was_settled = settled
+        if not fresh:
+            return []
+        seen = [r.label for r in self.reader.read(img)
+                if r.label is not None and r.confidence >= self.min_confidence]
+        new = list(seen)
+        for label in self.on_table:
+            if label in new:
+                new.remove(label)
+        self.on_table = seen
+        return new
