@@ -49,4 +49,5 @@ def test_a_read_poker_card_is_dealt_and_an_eight_is_refused(poker):
     eight = make_card_scene(table, 22, hard=False, labels=["8H"], stack_share=0.0).image
     reading = engine.read(state, _seen(reader, eight), min_confidence=0.5)
     assert not reading.ready
-    assert "'8H' is not a card of Four poker decks (ranks 2-7)" in reading.problems[0]
+    assert "'8H' is not a card of the Roche deck dealt here (four poker decks (ranks 2-7))" \
+        in reading.problems[0]
