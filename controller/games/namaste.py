@@ -544,6 +544,8 @@ MODE = Mode(
     equipment=EQUIPMENT,
     page_ref="web.modes.namaste:PAGE",
     result_words={"turn": "the turn is over", "game-over": "the game is over"},
+    receipts=("round-slip",),
+    slip_results=("game-over",),
 )
 
 __all__ = ["CIRCLES", "FACES", "LINES", "Namaste", "NamasteState", "Sheet",

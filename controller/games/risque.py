@@ -961,6 +961,7 @@ MODE = Mode(
     page_ref="web.modes.risque:PAGE",
     result_words={"privilege": "the Privilege tells the result",
                   "narrator": "the Narrator tells the result"},
+    receipts=("round-slip",),
 )
 
 __all__ = ["KINDS", "Character", "Pool", "Risque", "RisqueState", "bonuses", "build_pool"]
