@@ -542,6 +542,8 @@ class Namaste(Engine):
 MODE = Mode(
     engine=Namaste(),
     equipment=EQUIPMENT,
+    odds_ref="controller.odds.namaste:odds",
+    odds_text_ref="controller.odds.namaste:odds_text",
     page_ref="web.modes.namaste:PAGE",
     result_words={"turn": "the turn is over", "game-over": "the game is over"},
     receipts=("round-slip",),

@@ -246,6 +246,28 @@ def test_cli_odds_json(capsys):
     assert json.loads(capsys.readouterr().out)["bets"][0]["id"] == "caster-wins:5"
 
 
+def test_cli_odds_of_modes_without_bets(capsys):
+    # Risque: no bets; the chance of reaching 10 by pool and Mises, exact.
+    assert main(["odds", "risque", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["bets"] == [] and "no bets and no house" in report["summary"]
+    (tab,) = report["tables"]
+    three = tab["rows"][2]
+    assert three["label"] == 3 and three["cells"][:4] == [
+        {"exact": "5/8", "p": 0.625}, {"exact": "1/6", "p": 1 / 6}, {"exact": "0/1", "p": 0.0},
+        None]
+    assert three["cells"][-1] == 0 and tab["rows"][5]["cells"][-1] == 2  # best Mises
+    # Namaste: the distribution of totals one roll lets a player enter.
+    assert main(["odds", "namaste", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (tab,) = report["tables"]
+    seven = next(r for r in tab["rows"] if r["label"] == "7")
+    assert seven["cells"][1] == {"exact": "1/6", "p": 1 / 6}  # the others, one white die
+    assert [r["label"] for r in tab["rows"]][-1] == "28"  # 3 white + turquoise, all 7s
+    assert main(["odds", "namaste"]) == 0
+    assert "1 white, active" in capsys.readouterr().out
+
+
 def test_cli_odds_reads_the_house_pays(tmp_path, capsys):
     config = tmp_path / "feltbank.toml"
     config.write_text('[games.fortunes-winds]\ndaikoku_for_pays = "1:1"\n', encoding="utf-8")
