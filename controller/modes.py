@@ -81,6 +81,10 @@ class Mode:
     #: Receipt kinds this mode lays out itself, in `hardware/templates/NAME/KIND.txt` (the
     #: printer picks them by the mode's name; listed here so tests render each one).
     receipts: tuple[str, ...] = ()
+    #: The mode's printables for `feltbank print NAME`: {NAME: "module:function"}, the
+    #: function `(out: Path, lang: str, pages: int) -> str` writes the PDF and says what it
+    #: wrote (e.g. Namaste's score sheet).
+    printables: Mapping[str, str] = field(default_factory=dict)
     #: The round results that print the end slip ("round-slip": who held the dice or the
     #: deal, the result in words, the round's details); None: every result. Namaste prints
     #: only its final score slip, not one a turn.
@@ -88,6 +92,7 @@ class Mode:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "result_words", MappingProxyType(dict(self.result_words)))
+        object.__setattr__(self, "printables", MappingProxyType(dict(self.printables)))
 
     @property
     def name(self) -> str:
@@ -184,6 +189,17 @@ def find_mode(name: str) -> Mode:
 def with_part(part: str) -> list[str]:
     """The names of the modes that have `part` ("odds", "simulation", "advisor")."""
     return [m.name for m in modes().values() if getattr(m, _REFS[part])]
+
+
+def printables() -> dict[str, str]:
+    """Every mode's printable (`feltbank print NAME`): its "module:function", by name."""
+    found: dict[str, str] = {}
+    for mode in modes().values():
+        for name, ref in mode.printables.items():
+            if found.get(name, ref) != ref:
+                raise ValueError(f"two modes print {name!r}")
+            found[name] = ref
+    return found
 
 
 def result_words() -> dict[str, str]:

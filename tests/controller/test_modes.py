@@ -69,7 +69,7 @@ def test_the_record(name):
     state = mode.engine.new_state({})
     assert isinstance(state, State)
     for ref in (mode.odds_ref, mode.odds_text_ref, mode.simulate_ref, mode.advise_ref,
-                mode.advice_text_ref):
+                mode.advice_text_ref, *mode.printables.values()):
         if ref:
             assert callable(resolve_ref(ref)), ref
     assert bool(mode.odds_ref) == bool(mode.odds_text_ref), "odds and their text go together"

@@ -11,7 +11,6 @@ from itertools import combinations, product
 
 import pytest
 
-from controller.advisor import advise, advise_state, choose
 from controller.cli import main
 from controller.errors import IllegalCommand
 from controller.games import apply
@@ -20,6 +19,7 @@ from controller.games.fortunes_winds import DICE, combination_of
 from controller.odds import fortunes_winds as fw
 from controller.odds import hazard as hz
 from controller.odds import odds
+from controller.odds.fortunes_winds_advisor import advise, advise_state, choose
 
 NAMES = [d.name for d in DICE]
 LISTED = {"fortunes-and-winds": 4, "ladys-breath": 4, "empty-winds": 2,
@@ -276,6 +276,15 @@ def test_cli_odds_reads_the_house_pays(tmp_path, capsys):
     assert bets["daikoku-for"]["pays"] == "1:1"
 
 
+def test_cli_advice_of_a_mode_without_an_advisor(capsys):
+    # Any mode may be asked; one without an advisor says so and names the modes with one.
+    assert main(["advise", "hazard", "--roll", "3 4", "--roll-number", "1"]) == 1
+    assert "Hazard has no advisor; modes with one: fortunes-winds" in capsys.readouterr().err
+    assert main(["advise", "fortunes-winds", "--roll", "NORTH EAST FIRE BIRD VOID",
+                 "--roll-number", "4"]) == 1
+    assert "the roll number is 1, 2 or 3, not 4" in capsys.readouterr().err
+
+
 def test_cli_tables_and_advice(capsys):
     assert main(["odds", "fortunes-winds"]) == 0
     out = capsys.readouterr().out
@@ -351,9 +360,9 @@ def test_the_odds_price_every_outcome_as_the_engine_settles_it(house):
 
 def test_the_advice_at_the_table_after_a_set_aside_on_the_first_roll():
     """advise_state after the seed's first roll and its set-aside (a dashboard hint)."""
-    from controller.advisor import advise_state
     from controller.games import apply
     from controller.games.base import Command
+    from controller.odds.fortunes_winds_advisor import advise_state
 
     state = None
     for cmd in [Command("open", {"mode": "fortunes-winds"}), Command("join", {"player": "G"}),
