@@ -34,10 +34,10 @@ __all__ = ["MAX_INT", "MAX_JSON_DEPTH", "MAX_PAYS", "MAX_STAKE", "RESERVED_KEYS"
 #: SQLite would not keep it exactly.
 MAX_INT = 10**12
 #: The largest stake any limit setting may allow, and the largest pay rate (X:Y, X and Y at
-#: most this): a win is then at most 10**6 * 1000 * 10 (a multiplier), far within SQLite's
-#: 64-bit integers.
+#: most this; Roche's own Day/Night pays go to 10000:1): a win is then at most
+#: 10**6 * 10**5 * 10 (a multiplier), far within SQLite's 64-bit integers.
 MAX_STAKE = 1_000_000
-MAX_PAYS = 1000
+MAX_PAYS = 100_000
 
 #: Keys of a command's JSON form that are not arguments.
 RESERVED_KEYS = frozenset({"id", "kind", "at", "source", "seq", "events", "reading"})

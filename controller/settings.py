@@ -22,6 +22,19 @@ def N_(text: str) -> str:  # noqa: N802 - the gettext convention's name
     return text
 
 
+class Name(str):
+    """A proper name or a printed label (a suit's name, a card's label, a die face): the same
+    in every language, so a screen in another language leaves it as it is."""
+
+    __slots__ = ()
+
+
+def phrase(template: str, **values: Any) -> tuple[str, tuple[str, dict]]:
+    """`template` filled with `values` in English, and the template and its values apart (a
+    `Setting`'s `help` and `words`, a page's bet words) for a screen in another language."""
+    return template % values, (template, values)
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting. The value's type is the default's; `check` may narrow it further."""

@@ -32,7 +32,7 @@ from web import live as live_pages
 from web import table as table_pages
 from web.camera import Camera
 from web.i18n import init_app as init_i18n
-from web.i18n import language, number, script_words, source_words, t, tn, word
+from web.i18n import language, number, say, script_words, source_words, t, tn, word
 from web.security import (
     RateLimiter,
     SessionInterface,
@@ -145,7 +145,7 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
 
     @app.context_processor
     def globals_() -> dict:
-        return {"t": t, "tn": tn, "number": number, "word": word, "source_words": source_words,
+        return {"t": t, "say": say, "tn": tn, "number": number, "word": word, "source_words": source_words,
                 "csrf_token": csrf_token,
                 "user": g.get("user"), "lang": language(), "script_words": script_words(),
                 "table_name": app.config["TABLE_NAME"]}

@@ -24,6 +24,8 @@ from pathlib import Path
 from flask import current_app, has_request_context, session
 from flask_babel import Babel, format_decimal, gettext, ngettext
 
+from controller.settings import Name
+
 LANGUAGES = ("en", "fr")
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
@@ -60,7 +62,7 @@ JOURNAL_WORDS = {
 
 def word(key: str) -> str:
     """A command, argument or event name of the journal in the page's language."""
-    return t(JOURNAL_WORDS.get(key, key))
+    return t(JOURNAL_WORDS.get(key) or mode_journal_words().get(key, key))
 
 
 def source_words(source: str) -> str:
@@ -106,6 +108,34 @@ def mode_words() -> dict[str, str]:
     return words
 
 
+def say(words) -> str:
+    """Words in the page's language: a plain text, or a template and its values
+    (`controller.settings.phrase`) translated apart: words translated, names (`Name`) and
+    numbers left as they are, a list item by item."""
+    if not isinstance(words, tuple):
+        return t(words)
+    template, values = words
+
+    def value_words(value):
+        if isinstance(value, list | tuple):
+            return ", ".join(value_words(v) for v in value)
+        return t(value) if isinstance(value, str) and not isinstance(value, Name) else value
+
+    return t(template) % {k: value_words(v) for k, v in values.items()}
+
+
+@cache
+def mode_journal_words() -> dict[str, str]:
+    """Every mode page's journal words (`ModePage.journal_words`)."""
+    from controller.modes import modes
+    from web.modes import page_for
+
+    words: dict[str, str] = {}
+    for name in modes():
+        words.update(page_for(name).journal_words)
+    return words
+
+
 def refusal(exc: Exception) -> str:
     """Why a command was refused, in the page's language: a rules' template and its values
     are translated apart (a name, a bet, a face; a list item by item)."""
@@ -115,14 +145,8 @@ def refusal(exc: Exception) -> str:
         return t(str(exc))
     if not values:
         return t(template)
-
-    def words(value):
-        if isinstance(value, list | tuple):
-            return ", ".join(words(v) for v in value)
-        return t(value) if isinstance(value, str) else value
-
     try:
-        return t(template) % {k: words(v) for k, v in values.items()}
+        return say((template, values))
     except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
         return str(exc)
 

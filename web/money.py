@@ -14,7 +14,7 @@ from controller.errors import FeltbankError
 from controller.history import export
 from web.auth import banker_required
 from web.data import journal, table
-from web.i18n import N_, t
+from web.i18n import N_, say, t
 from web.modes import page_for
 from web.table import describe
 
@@ -23,6 +23,8 @@ bp = Blueprint("money", __name__, url_prefix="/money")
 JOURNAL_LIMIT = 500
 #: How an odds report says that a bet pays by the combination rolled.
 BY_COMBINATION = N_("by combination")
+#: How an odds report says that a row is no bet (a chance of the game, paid by no one).
+NO_PAY = N_("none")
 
 
 def _filtered(kind: str, player: str, limit: int):
@@ -133,8 +135,12 @@ def bet_title(bet: dict, mode: str) -> str:
     """A bet of an odds report in words: its name, or its kind with its main and chance."""
     if bet.get("name"):
         return t(bet["name"])
+    words = page_for(mode).bet_words
+    spot = words.get(bet["id"].lower().replace(":", ".", 1))  # "cut:3" is spot "cut.3"
+    if spot is not None:
+        return say(spot)
     kind = bet["id"].split(":", 1)[0]
-    title = t(page_for(mode).bet_words.get(kind, kind))
+    title = say(words.get(kind, kind))
     if "main" in bet:
         title += " · " + t("main %(main)s") % {"main": bet["main"]}
     if "chance" in bet:
@@ -160,7 +166,7 @@ def _odds_row(bet: dict, strategies: dict, mode: str) -> dict:
         favours.insert(0, (t("as the advisor plays"), bet["house_edge"]))
     pays = bet["pays"]
     return {"id": bet["id"], "title": bet_title(bet, mode), "probability": bet["probability"],
-            "pays": t(BY_COMBINATION) if pays == BY_COMBINATION else pays,
+            "pays": t(pays) if pays in (BY_COMBINATION, NO_PAY) else pays,
             "house_edge": bet["house_edge"], "favours": favours}
 
 

@@ -14,7 +14,7 @@ from controller.errors import ConfigError, IllegalCommand
 from controller.games.base import Command
 from web.auth import banker_required
 from web.data import table
-from web.i18n import N_, number, refusal, t
+from web.i18n import N_, number, refusal, say, t
 
 bp = Blueprint("settings", __name__, url_prefix="/settings")
 
@@ -76,10 +76,7 @@ def accepts_words(setting) -> str:
 
 def help_words(setting) -> str:
     """What `setting` is for, in the page's language."""
-    if setting.words:
-        template, values = setting.words
-        return t(template) % {k: t(v) for k, v in values.items()}
-    return t(setting.help)
+    return say(setting.words or setting.help)
 
 
 def refused_key(error: str, keys) -> str | None:

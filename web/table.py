@@ -11,7 +11,7 @@ from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import camera, json_body, last_settlement, live, recent_records, table
-from web.i18n import refusal, t, word
+from web.i18n import refusal, say, t, word
 from web.modes import BET_RESULTS, CHIPS, PageInput, page_for
 
 bp = Blueprint("table", __name__)
@@ -30,7 +30,7 @@ def describe(record, bet_words: dict | None = None, secret=None) -> str:
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
         if key == "bet":
-            return t(bet_words.get(value, value))
+            return say(bet_words.get(value, value))
         if key == "mode":
             return str(value)
         return str(value)

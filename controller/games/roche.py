@@ -48,7 +48,7 @@ from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
 from controller.odds.roche import bet_chance, default_pays, edge
-from controller.settings import Setting
+from controller.settings import N_, Name, Setting, phrase
 
 #: The decks a table may deal (setting `deck`) and their files under equipment/.
 DECK_FILES = {"roche": "roche-deck", "poker": "poker-roche-deck"}
@@ -139,6 +139,13 @@ BET_NAMES = {
     "single": "Single Card bet", "oscura": "Oscura bet", "terminus": "Terminus bet",
     "starlight": "Starlight bet", "cavalry": "Cavalry bet",
 }
+
+
+def suit_words(rank: int) -> Name:
+    """A suit as the table names it: its name and rank, "Kin (6s)" (a name in every language)."""
+    return Name(f"{SUIT_NAMES[rank]} ({rank}s)")
+
+
 #: The seed's pays: suit to cut (X:1 or X:2) and Day/Night (X:1), by rank.
 CUT_PAYS = {2: "2:1", 3: "7:2", 4: "5:1", 5: "13:2", 6: "8:1", 7: "10:1"}
 DAY_NIGHT_PAYS = {2: "15:1", 3: "75:1", 4: "300:1", 5: "1200:1", 6: "4000:1", 7: "10000:1"}
@@ -306,10 +313,12 @@ class Roche(Engine):
                 "built from four poker decks (red Day, black Night)", choices=DECKS),
         Setting("max_burns", 1, "cards the dealer may burn face down before a deal",
                 minimum=0, maximum=MAX_BURNS),
-        *(pays_setting(f"cut_{r}_pays", CUT_PAYS[r], f"pay of {SUIT_NAMES[r]} ({r}s) to cut")
+        *(pays_setting(f"cut_{r}_pays", CUT_PAYS[r],
+                       *phrase(N_("pay of %(suit)s to cut"), suit=suit_words(r)))
           for r in RANKS),
         *(pays_setting(f"{h}_{r}_pays", DAY_NIGHT_PAYS[r],
-                       f"pay of {SUIT_NAMES[r]} ({r}s) to cut all {h.title()}")
+                       *phrase(N_("pay of %(suit)s to cut all %(half)s"), suit=suit_words(r),
+                               half=h.title()))
           for h in ("day", "night") for r in RANKS),
         *limits.limit_settings({k: BET_NAMES[k] for k in SUIT_BETS}),
     )
@@ -569,11 +578,13 @@ class GrandRoche(Roche):
     settings = (
         *Roche.settings[:-2 * len(SUIT_BETS)],
         *(pays_setting(f"{k}_{r}_pays", COMPUTED_PAYS[f"{k}_{r}_pays"],
-                       f"pay of a {BET_NAMES[k]} on a card of {SUIT_NAMES[r]} ({r}s); the "
-                       "default is computed from its exact chance (RULINGS.md)")
+                       *phrase(N_("pay of a %(bet)s on a card of %(suit)s; the default is "
+                                  "computed from its exact chance (RULINGS.md)"),
+                               bet=BET_NAMES[k], suit=suit_words(r)))
           for k in CARD_BETS for r in RANKS),
         *(pays_setting(f"starlight_{r}_pays", COMPUTED_PAYS[f"starlight_{r}_pays"],
-                       f"pay of Starlight on {SUIT_NAMES[r]} ({r}s); computed default")
+                       *phrase(N_("pay of Starlight on %(suit)s; computed default"),
+                               suit=suit_words(r)))
           for r in RANKS),
         pays_setting("cavalry_pays", COMPUTED_PAYS["cavalry_pays"],
                      "pay of Cavalry; computed default"),

@@ -45,7 +45,7 @@ from controller.games.base import (
 from controller.games.observation import Observation, Reading
 from controller.ledger import bet_account, player_account
 from controller.modes import Mode
-from controller.settings import Setting
+from controller.settings import N_, Setting, phrase
 
 EQUIPMENT = "rugen-die"
 NUMBERS = (1, 2, 3, 4)
@@ -323,15 +323,20 @@ class HouseRugen(RugenEngine):
         Setting("chain_bets_unmarked", False, "take chain bets mid-chain on numbers with no "
                 "marker (the seed's 'unscrupulous houses'); otherwise only at a chain's start"),
         *(pays_setting(f"center_{n}_{h}_pays", CENTER_PAYS[n][i],
-                       f"pay of a Center bet on {n} when a {h.title()} {n} is rolled")
+                       *phrase(N_("pay of a Center bet on %(number)s when a %(half)s "
+                                  "%(number)s is rolled"), number=n, half=h.title()))
           for n in NUMBERS for i, h in enumerate(HALVES)),
-        *(pays_setting(f"{h}_{n}_pays", DAY_NIGHT_PAYS[n], f"pay of a {h.title()} bet on {n}")
+        *(pays_setting(f"{h}_{n}_pays", DAY_NIGHT_PAYS[n],
+                       *phrase(N_("pay of a %(bet)s on %(number)s"), bet=HOUSE_NAMES[h],
+                               number=n))
           for h in HALVES for n in NUMBERS),
         *(pays_setting(f"chain_{n}_{h}_pays", CHAIN_PAYS[n][i],
-                       f"pay of a chain bet on {n} when a {h.title()} {n} breaks the chain")
+                       *phrase(N_("pay of a chain bet on %(number)s when a %(half)s %(number)s "
+                                  "breaks the chain"), number=n, half=h.title()))
           for n in NUMBERS for i, h in enumerate(HALVES)),
         *(pays_setting(f"chain_{h}_{n}_pays", CHAIN_HALF_PAYS[n],
-                       f"pay of a {h.title()} chain bet on {n}")
+                       *phrase(N_("pay of a %(bet)s on %(number)s"),
+                               bet=HOUSE_NAMES[f"chain-{h}"], number=n))
           for h in HALVES for n in NUMBERS),
         *limits.limit_settings(HOUSE_NAMES),
     )

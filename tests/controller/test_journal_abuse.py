@@ -174,8 +174,8 @@ def test_every_configured_number_is_bounded():
 
 
 @pytest.mark.parametrize("settings, words", [
-    ({"caster_wins_pays": "99999999999999999999:1"}, "from 0:1 to 1000:1"),
-    ({"caster_wins_pays": "1:99999999999999999999"}, "from 0:1 to 1000:1"),
+    ({"caster_wins_pays": "99999999999999999999:1"}, "from 0:1 to 100000:1"),
+    ({"caster_wins_pays": "1:99999999999999999999"}, "from 0:1 to 100000:1"),
     ({"max_bet": 10**15}, "max_bet = 1000000000000000"),
     ({"max_caster_wins": 10**15}, "max_caster_wins = 1000000000000000"),
 ])

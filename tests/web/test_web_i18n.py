@@ -16,6 +16,7 @@ from controller.config import schema
 from controller.games.base import Command
 from controller.games.fortunes_winds import COMBINATIONS
 from controller.modes import find_mode, modes
+from controller.settings import Name
 from controller.odds.fortunes_winds import STRATEGY_WORDS
 from web.i18n import SCRIPT_WORDS, TRANSLATIONS, mode_words
 from web.modes import BET_RESULTS, RESULT_WORDS, page_for
@@ -35,6 +36,16 @@ def french():
         return read_po(f)
 
 
+def phrase_words(words) -> set[str]:
+    """The words a screen translates of a text or a (template, values) phrase: the template
+    and its word values, not its names (`Name`) or numbers."""
+    if not isinstance(words, tuple):
+        return {words}
+    template, values = words
+    return {template} | {v for v in values.values()
+                         if isinstance(v, str) and not isinstance(v, Name)}
+
+
 def marked_words() -> set[str]:
     words = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
@@ -45,14 +56,12 @@ def marked_words() -> set[str]:
     words |= {w for row in FELT for _, name, text in row for w in (name, text)}
     words |= set(BET_RESULTS.values())
     for page in (page_for(name) for name in modes()):
-        words |= {str(w) for w in page.bet_words.values()}
+        for w in page.bet_words.values():
+            words |= phrase_words(w)
     words |= {c.name for c in COMBINATIONS} | set(STRATEGY_WORDS.values())
     for setting in schema().values():  # what the settings page shows of each
         words |= {setting.accepts} if setting.accepts else set()
-        if setting.words:
-            words |= {setting.words[0], *setting.words[1].values()}
-        else:
-            words.add(setting.help)
+        words |= phrase_words(setting.words or setting.help)
     return {w for w in words if w}
 
 

@@ -51,6 +51,9 @@ class ModePage:
     face_marks: dict = field(default_factory=dict)
     #: The page's own words in French (English -> French), over web/i18n.py's shared ones.
     french: dict = field(default_factory=dict)
+    #: The journal's words for the mode's own commands and events (id -> words, `N_` marked),
+    #: over web/i18n.py's `JOURNAL_WORDS`.
+    journal_words: dict = field(default_factory=dict)
     #: How a round ended, in one line for the last settlement (given the session's `t`).
     ended_line: Callable[[RoundEnded, Callable[[str], str]], str] = field(
         default=lambda ended, t: result_line(ended, t))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import request, url_for
 
 from controller.games.namaste import CIRCLES, FACES, LABEL_OF, LABELS, NUMBER, karma_points
+from controller.settings import N_
 from web.modes import ModePage, PageInput, reason
 
 #: The page's own words in French (English -> French): the record's page gives them to the
@@ -81,6 +82,22 @@ def faces_for(label: str | None) -> list[str]:
     return list(LABELS)
 
 
+#: The journal's words for the mode's own commands, arguments and events.
+JOURNAL = {
+    "circle": N_("circle"),
+    "enter": N_("enter a total"),
+    "entered": N_("total entered"),
+    "first": N_("first"),
+    "game-started": N_("game started"),
+    "passed": N_("passed"),
+    "roll-ignored": N_("roll ignored"),
+    "start": N_("start the game"),
+    "total": N_("total"),
+    "turquoise": N_("turquoise die"),
+    "white": N_("white dice"),
+}
+
+
 PAGE = ModePage("namaste", "modes/namaste.html", context,
                 holder=lambda page: page.state.active_player, holder_word="Roll",
-                faces_for=faces_for, french=FRENCH)
+                faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)

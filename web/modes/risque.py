@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import session
 
 from controller.games.risque import HONOUR_REASONS, PIP_LABELS
+from controller.settings import N_
 from web.modes import ModePage, PageInput, reason
 
 #: The page's own words in French (English -> French): the record's page gives them to the
@@ -110,4 +111,48 @@ def faces_for(label: str | None) -> list[str]:
     return list(PIP_LABELS)
 
 
-PAGE = ModePage("risque", "modes/risque.html", context, faces_for=faces_for, french=FRENCH)
+#: The journal's words for the mode's own commands, arguments and events.
+JOURNAL = {
+    "about": N_("about"),
+    "aspect": N_("Aspect"),
+    "award-glory": N_("award Glory"),
+    "bonuses": N_("bonuses"),
+    "character": N_("add a character"),
+    "character-added": N_("character added"),
+    "characters": N_("characters"),
+    "compel": N_("compel"),
+    "duel": N_("duel"),
+    "glory": N_("spend Mises for Glory"),
+    "glory-won": N_("Glory won"),
+    "honour": N_("spend Honour"),
+    "honour-changed": N_("Honour changed"),
+    "honour-truth": N_("Truth with Honour"),
+    "honour_for": N_("Honour for"),
+    "kept": N_("kept"),
+    "mise": N_("stake Mises"),
+    "mises": N_("Mises"),
+    "mises-revealed": N_("Mises revealed"),
+    "mises-staked": N_("Mises staked"),
+    "passed": N_("passed"),
+    "points": N_("points"),
+    "pool": N_("build a pool"),
+    "pool-built": N_("pool built"),
+    "privilege": N_("Privilege"),
+    "privilege-tied": N_("Privilege tied"),
+    "reputation": N_("Reputation points"),
+    "reputation-grown": N_("Reputation grown"),
+    "reveal": N_("reveal the Mises"),
+    "risque": N_("open a Risque"),
+    "risque-opened": N_("Risque opened"),
+    "risque-rolled": N_("Risque rolled"),
+    "seppuku": N_("seppuku"),
+    "text": N_("text"),
+    "truth": N_("a Truth"),
+    "truths-from": N_("Truths from"),
+    "virtue": N_("Virtue"),
+    "why": N_("why"),
+}
+
+
+PAGE = ModePage("risque", "modes/risque.html", context, faces_for=faces_for, french=FRENCH,
+                journal_words=JOURNAL)

@@ -5,7 +5,16 @@ Until the card recognizer reads the deal, the banker deals by hand: a card from 
 
 from __future__ import annotations
 
-from controller.games.roche import BET_NAMES, CARD_BETS, RANKS, SUIT_NAMES, Bet, load_deck
+from controller.games.roche import (
+    BET_NAMES,
+    CARD_BETS,
+    RANKS,
+    SUIT_NAMES,
+    Bet,
+    load_deck,
+    suit_words,
+)
+from controller.settings import N_, Name, phrase
 from web.modes import ModePage, PageInput, reason
 
 
@@ -54,18 +63,22 @@ def context(page: PageInput) -> dict:
     }
 
 
-def _spot_words() -> dict[str, str]:
+def _spot_words() -> dict:
     """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement."""
-    out = {"cavalry": "Cavalry"}
+    out: dict = {"cavalry": "Cavalry"}
     for rank in RANKS:
-        suit = f"{SUIT_NAMES[rank]} ({rank}s)"
-        out[Bet("cut", rank).spot] = f"{suit} to cut"
-        out[Bet("day", rank).spot] = f"{suit} all Day"
-        out[Bet("night", rank).spot] = f"{suit} all Night"
-        out[Bet("starlight", rank).spot] = f"Starlight on {suit}"
+        suit = suit_words(rank)
+        out[Bet("cut", rank).spot] = phrase(N_("%(suit)s to cut"), suit=suit)[1]
+        out[Bet("day", rank).spot] = phrase(N_("%(suit)s all Day"), suit=suit)[1]
+        out[Bet("night", rank).spot] = phrase(N_("%(suit)s all Night"), suit=suit)[1]
+        out[Bet("starlight", rank).spot] = phrase(N_("Starlight on %(suit)s"), suit=suit)[1]
+        for kind in CARD_BETS:  # the odds report's "single:3": a bet on one card of a suit
+            out[f"{kind}.{rank}"] = phrase(N_("%(bet)s on a card of %(suit)s"),
+                                           bet=BET_NAMES[kind], suit=suit)[1]
     for card in load_deck("roche").cards:
         for kind in CARD_BETS:
-            out[Bet(kind, card.rank, card.label).spot] = f"{BET_NAMES[kind]}: {card.label}"
+            out[Bet(kind, card.rank, card.label).spot] = phrase(
+                N_("%(bet)s: %(card)s"), bet=BET_NAMES[kind], card=Name(card.label))[1]
     return out
 
 
@@ -88,7 +101,19 @@ FRENCH = {
     "a suit is cut": "une couleur est coupée",
 }
 
+#: The journal's words for the mode's own commands, arguments and events.
+JOURNAL = {
+    "burn": N_("burn a card"),
+    "burned": N_("card burned"),
+    "card": N_("card"),
+    "cards": N_("cards"),
+    "deal": N_("deal a card"),
+    "dealt": N_("card dealt"),
+    "no-more-bets": N_("no more bets"),
+}
+
+
 PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS,
-                faces_for=faces_for, french=FRENCH)
+                faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
 GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
-                      faces_for=faces_for, french=FRENCH)
+                      faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)

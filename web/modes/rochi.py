@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from controller.games.roche_deck import ROCHE
 from controller.odds.rochi import from_table
+from controller.settings import N_, Name, phrase
 from web.modes import ModePage, PageInput, reason
 
 
@@ -135,9 +136,55 @@ FRENCH = {
 }
 
 
+#: The journal's words for the mode's own commands, arguments and events.
+JOURNAL = {
+    "agreed": N_("agreed"),
+    "button": N_("leader button"),
+    "card": N_("card"),
+    "cards": N_("cards"),
+    "deal": N_("deal a card"),
+    "dealt": N_("card dealt"),
+    "discarded": N_("discarded"),
+    "drawn": N_("drawn"),
+    "drop-out": N_("drop out"),
+    "end-turn": N_("end the turn"),
+    "entry-paid": N_("entry paid"),
+    "fold": N_("fold"),
+    "folded": N_("folded"),
+    "game-over": N_("game over"),
+    "game-started": N_("game started"),
+    "hand-started": N_("hand started"),
+    "last-hand": N_("Last Hand"),
+    "last-standing": N_("last player standing"),
+    "locked": N_("suit locked"),
+    "marker": N_("marker"),
+    "odd-coin": N_("odd coin"),
+    "passed": N_("passed"),
+    "pay-entry": N_("pay the entry"),
+    "penalties-paid": N_("penalties paid"),
+    "play": N_("play a card"),
+    "played": N_("card played"),
+    "players": N_("players"),
+    "pot": N_("pot"),
+    "pot-won": N_("pot won"),
+    "pots": N_("pots"),
+    "pots-divided": N_("pots divided"),
+    "reshuffled": N_("reshuffled"),
+    "start-game": N_("start a game"),
+    "start-hand": N_("start a hand"),
+    "stop": N_("stop the game"),
+    "turn": N_("turn"),
+    "turn-over": N_("turn over"),
+}
+
+
+#: The odds report's rows ("first-cut-kin") in words.
+CUTS_FIRST = {f"first-cut-{s.key}": phrase(N_("%(suit)s cut first"), suit=Name(s.title))[1]
+              for s in ROCHE.suits}
+
 ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
                       holder=lambda page: page.state.leader, holder_word="Leader",
-                      french=FRENCH)
+                      bet_words=CUTS_FIRST, french=FRENCH, journal_words=JOURNAL)
 CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
                          holder=lambda page: page.state.game.turn if page.state.game else None,
-                         holder_word="Turn", french=FRENCH)
+                         holder_word="Turn", bet_words=CUTS_FIRST, french=FRENCH, journal_words=JOURNAL)

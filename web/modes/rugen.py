@@ -17,6 +17,7 @@ from controller.games.rugen import (
     house_unit,
     prices,
 )
+from controller.settings import N_, phrase
 from web.modes import ModePage, PageInput, reason
 
 
@@ -117,14 +118,34 @@ FRENCH = {
     "the chain is broken": "la chaîne est rompue",
 }
 
+def _breaks_the_chain(number: int) -> tuple:
+    """A Street or Capital Rugen spot in words: the number the player takes."""
+    return phrase(N_("%(number)s to break the chain"), number=number)[1]
+
+
+#: The journal's words for the mode's own commands, arguments and events.
+JOURNAL = {
+    "chain-broken": N_("chain broken"),
+    "die-passed": N_("die passed"),
+    "face": N_("face"),
+    "group": N_("group"),
+    "house-covers": N_("house covers"),
+    "number": N_("number"),
+    "pass-die": N_("pass the die"),
+    "point": N_("point"),
+    "side-bet": N_("side bet"),
+}
+
+
 HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
-                      bet_words={HouseBet(k, n).spot: f"{HOUSE_NAMES[k]} on {n}"
+                      bet_words={HouseBet(k, n).spot: phrase(N_("%(bet)s on %(number)s"),
+                                                                 bet=HOUSE_NAMES[k], number=n)[1]
                                  for k in HOUSE_KINDS for n in NUMBERS},
-                      faces_for=faces_for, french=FRENCH)
+                      faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
-                       bet_words={f"street.{n}": f"{n} to break the chain" for n in NUMBERS},
-                       faces_for=faces_for, french=FRENCH)
+                       bet_words={f"street.{n}": _breaks_the_chain(n) for n in NUMBERS},
+                       faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
 CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
-                        bet_words={f"capital.{n}": f"{n} to break the chain" for n in NUMBERS},
-                        faces_for=faces_for, french=FRENCH)
+                        bet_words={f"capital.{n}": _breaks_the_chain(n) for n in NUMBERS},
+                        faces_for=faces_for, french=FRENCH, journal_words=JOURNAL)
