@@ -103,7 +103,7 @@ def odds_reports() -> list[dict]:
                         "current": state is not None and state.mode == mode,
                         "bets": [b for b in bets if b not in fair], "fair": fair,
                         "favouring": [b for b in bets if b["favours"]],
-                        "summary": t(report["summary"]) if report.get("summary") else "",
+                        "summary": _words(report.get("summary", "")),
                         "tables": [_odds_table(tab) for tab in report.get("tables", ())]})
     return reports
 
@@ -111,8 +111,9 @@ def odds_reports() -> list[dict]:
 def _words(item) -> str:
     """An odds report's words in the page's language: a word, or a template and its values."""
     if isinstance(item, dict):
-        return t(item["text"]) % item.get("values", {})
-    return t(item) if isinstance(item, str) and not item.isdigit() else str(item)
+        template, values = item["text"], item.get("values", {})
+        return t(template) % values
+    return t(item) if isinstance(item, str) and item and not item.isdigit() else str(item)
 
 
 def _odds_table(tab: dict) -> dict:

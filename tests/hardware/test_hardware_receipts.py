@@ -208,15 +208,10 @@ def test_each_modes_layouts_draw_the_shared_sample(paper):
 # -- the end slip of every mode, from its own seeded play ----------------------------------------
 
 STEPS = 2500
-#: Roche's random play stops on its default 1200:1 pay until pay rates up to 10,000:1 land
-#: (wip/audit15); its end slip is the shared one.
-ROCHE_PAYS = pytest.mark.xfail(raises=ValueError, strict=False,
-                               reason="Roche's random play: pays above 1000:1 (wip/audit15)")
 
 
 def each_mode():
-    return [pytest.param(n, marks=ROCHE_PAYS) if n in ("roche", "grand-roche") else n
-            for n in modes()]
+    return list(modes())
 
 
 @cache
