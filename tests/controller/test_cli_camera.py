@@ -16,7 +16,9 @@ from controller.live import LiveTable
 from controller.table import Table
 
 
-def wait_for(check, seconds=20.0):
+def wait_for(check, seconds=120.0):
+    """True as soon as `check()` is; False only after `seconds` (generous: a machine with
+    both cores loaded renders, reads and learns many times slower)."""
     deadline = time.monotonic() + seconds
     while not check() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -120,7 +122,8 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
         locked = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.6]}
         rig.source.controls = locked
         calibrator.learn()
-        assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 60)
+        # Learning took over 60 s with both cores loaded (load average 15-20 on 2 cores).
+        assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 600)
         progress = calibrator.progress()
         assert progress["state"] == "done", progress["message"]
         assert progress["report"]["accuracy"] >= 0.9
