@@ -118,7 +118,7 @@ class CameraRig:
             raise ValueError(str(exc)) from None
         use_geometry(self.place, self.loop.settle, geometry)
 
-    def show(self, label: str, seconds: float = 15.0) -> None:
+    def show(self, label: str, seconds: float = 60.0) -> None:
         """The demo table lays one die with `label` up and waits until it rests."""
         import time
 
