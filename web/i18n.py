@@ -96,16 +96,21 @@ def t(text: str) -> str:
     return out
 
 
-@cache
-def mode_words() -> dict[str, str]:
-    """Every mode page's own French words (`ModePage.french`)."""
+def _pages(part: str) -> dict[str, str]:
+    """One dictionary of every mode page's `part` (`ModePage.french`, `.journal_words`)."""
     from controller.modes import modes
     from web.modes import page_for
 
     words: dict[str, str] = {}
     for name in modes():
-        words.update(page_for(name).french)
+        words.update(getattr(page_for(name), part))
     return words
+
+
+@cache
+def mode_words() -> dict[str, str]:
+    """Every mode page's own French words (`ModePage.french`)."""
+    return _pages("french")
 
 
 def say(words) -> str:
@@ -127,13 +132,7 @@ def say(words) -> str:
 @cache
 def mode_journal_words() -> dict[str, str]:
     """Every mode page's journal words (`ModePage.journal_words`)."""
-    from controller.modes import modes
-    from web.modes import page_for
-
-    words: dict[str, str] = {}
-    for name in modes():
-        words.update(page_for(name).journal_words)
-    return words
+    return _pages("journal_words")
 
 
 def refusal(exc: Exception) -> str:

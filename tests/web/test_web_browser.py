@@ -64,11 +64,21 @@ def browser():
 DATA_DIRS: dict = {}
 
 
+def serve_app(app, data_dir):
+    """Serve `app` on a free port (werkzeug, threaded), its setup code in `data_dir`: its
+    address and the function that stops it."""
+    from werkzeug.serving import make_server
+
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_port}"
+    DATA_DIRS[url] = data_dir
+    return url, httpd.shutdown
+
+
 @pytest.fixture
 def server(tmp_path):
     """The dashboard served on a free port (werkzeug, threaded) with a still camera."""
-    from werkzeug.serving import make_server
-
     from controller.live import LiveTable
     from web import Services, create_app
     from web.camera import StillCamera
@@ -79,13 +89,9 @@ def server(tmp_path):
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml",
                       "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60, "MJPEG_FPS": 2},
                      Services(table=table, camera=camera, live=live))
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    DATA_DIRS[f"http://127.0.0.1:{httpd.server_port}"] = tmp_path / "web"
-    yield {"url": f"http://127.0.0.1:{httpd.server_port}", "table": table, "live": live,
-           "camera": camera}
-    httpd.shutdown()
+    url, stop = serve_app(app, tmp_path / "web")
+    yield {"url": url, "table": table, "live": live, "camera": camera}
+    stop()
     table.journal.close()
 
 

@@ -4,8 +4,6 @@ go to artifacts/web/."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from conftest import open_table
 from test_web_browser import (  # noqa: F401 (the browser fixture)
@@ -15,6 +13,7 @@ from test_web_browser import (  # noqa: F401 (the browser fixture)
     browser,
     new_page,
     pytestmark,
+    serve_app,
     setup_banker,
     shot,
     tap_spot,
@@ -24,8 +23,6 @@ from test_web_browser import (  # noqa: F401 (the browser fixture)
 @pytest.fixture
 def serve(tmp_path):
     """The dashboard of a table of `mode` (Ann and Bob, 100 coins each) on a free port."""
-    from werkzeug.serving import make_server
-
     from web import Services, create_app
 
     running = []
@@ -35,14 +32,13 @@ def serve(tmp_path):
                            coins=100)
         app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "f.toml",
                           "SSE_KEEPALIVE": 0.5, "SSE_MAX_SECONDS": 60}, Services(table=table))
-        httpd = make_server("127.0.0.1", 0, app, threaded=True)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        running.append((httpd, table))
-        return f"http://127.0.0.1:{httpd.server_port}", table
+        url, stop = serve_app(app, tmp_path / "web")
+        running.append((stop, table))
+        return url, table
 
     yield start
-    for httpd, table in running:
-        httpd.shutdown()
+    for stop, table in running:
+        stop()
         table.journal.close()
 
 

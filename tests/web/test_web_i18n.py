@@ -16,8 +16,8 @@ from controller.config import schema
 from controller.games.base import Command
 from controller.games.fortunes_winds import COMBINATIONS
 from controller.modes import find_mode, modes
-from controller.settings import Name
 from controller.odds.fortunes_winds import STRATEGY_WORDS
+from controller.settings import Name
 from web.i18n import SCRIPT_WORDS, TRANSLATIONS, mode_words
 from web.modes import BET_RESULTS, RESULT_WORDS, page_for
 from web.modes.fortunes_winds import FELT

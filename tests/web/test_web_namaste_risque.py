@@ -4,8 +4,6 @@ builder to the Truths, in French. Screenshots go to artifacts/web/."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from conftest import open_table
 from test_web_browser import (
@@ -15,6 +13,7 @@ from test_web_browser import (
     browser,  # noqa: F401 (the fixture)
     new_page,
     pytestmark,  # noqa: F401 (slow; skipped off CI without chromium)
+    serve_app,
     setup_banker,
     shot,
 )
@@ -25,21 +24,18 @@ from controller.games.base import Command
 @pytest.fixture
 def serve(tmp_path, make_app):
     """A function serving the dashboard over a fresh table of `mode`."""
-    from werkzeug.serving import make_server
-
     running = []
 
     def start(mode, players):
         table = open_table(tmp_path / f"{mode}.sqlite3", mode=mode, players=players, coins=0)
         app = make_app(table, TESTING=False, SSE_KEEPALIVE=0.5, SSE_MAX_SECONDS=60)
-        httpd = make_server("127.0.0.1", 0, app, threaded=True)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        running.append((httpd, table))
-        return f"http://127.0.0.1:{httpd.server_port}", table
+        url, stop = serve_app(app, tmp_path / "web")
+        running.append((stop, table))
+        return url, table
 
     yield start
-    for httpd, table in running:
-        httpd.shutdown()
+    for stop, table in running:
+        stop()
         table.journal.close()
 
 
@@ -105,8 +101,8 @@ def test_a_risque_in_french_from_the_pool_builder_to_the_truths(browser, serve):
     row = page.inner_text(".rq-risk tr[data-character='Kakita Toshimoko']")
     assert "misé" in row and "0: 100%" in row
     journal = page.inner_text(".journal")
-    line = next(x for x in journal.splitlines() if "Kakita Toshimoko" in x and "mise" in x
-                and "pool" not in x)
+    line = next(x for x in journal.splitlines() if "Kakita Toshimoko" in x
+                and "stake Mises" in x)
     assert "•" in line and "2" not in line.split("#")[-1].split(" ", 1)[1], line
     shot(page, "risque-1-mises-staked")
     act(page, table, "button.rq-reveal")
