@@ -1,8 +1,8 @@
 """The composition root: the one place that builds a running table from its configuration.
 
-    with Feltbank(config) as root:          # table, live table, supervisor, devices, camera
-        root.start()                        # the watchdog
-        app = root.app()                    # the dashboard, handed its services
+    root = Feltbank(config)                 # only the configuration: no file, thread, device
+    with root:                              # start(): table, live table, devices, camera,
+        app = root.app()                    # supervisor; the dashboard, handed its services
         root.health()                       # one report of every part
 
 `feltbank run` only parses its arguments, makes this object and hands its dashboard to a web

@@ -118,7 +118,7 @@ class CameraRig:
             raise ValueError(str(exc)) from None
         use_geometry(self.place, self.loop.settle, geometry)
 
-    def show(self, label: str, seconds: float = 15.0) -> None:
+    def show(self, label: str, seconds: float = 60.0) -> None:
         """The demo table lays one die with `label` up and waits until it rests."""
         import time
 
@@ -177,13 +177,16 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             if profile.die_set not in DIE_SETS:
                 raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
                                   f"it throws {', '.join(DIE_SETS)}")
-            demo = source = DemoCamera(fps=config["camera.fps"], zones=zones,
-                                       die_set=DIE_SETS[profile.die_set])
+            demo = source = DemoCamera(DIE_SETS[profile.die_set], fps=config["camera.fps"],
+                                       zones=zones)
             geometry = source.geometry
         else:
             geometry = table_geometry(config, zones)
+            from vision.labels import DIE_SETS
+
             source = open_camera(spec, controls=profile.camera_controls,
-                                 mains_hz=config["camera.mains_hz"])
+                                 mains_hz=config["camera.mains_hz"],
+                                 die_set=DIE_SETS.get(profile.die_set))
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
     felt_mm = tuple(config["camera.felt_mm"])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import queue
 import threading
+from pathlib import Path
 
 from controller.config import Config
 from controller.errors import ConfigError, IllegalCommand
@@ -29,6 +31,15 @@ def pin_map(config: Config):
         raise ConfigError(f"[pins] of {config.path or 'the defaults'}: {exc}") from None
 
 
+def receipt_catalogs() -> str:
+    """The folder of the gettext catalogs: the dashboard's web/translations, where the
+    receipts' own domain (receipts.po/.mo) sits beside messages.po (found, not imported)."""
+    spec = importlib.util.find_spec("web")
+    if spec is None or spec.origin is None:
+        return ""
+    return str(Path(spec.origin).parent / "translations")
+
+
 def printer_config(config: Config):
     """The hardware.PrinterConfig of the [printer] settings, or None for connection 'none'."""
     from hardware.printer import PrinterConfig
@@ -39,7 +50,8 @@ def printer_config(config: Config):
     try:
         return PrinterConfig(**{key: config[f"printer.{key}"] for key in (
             "connection", "profile", "paper_mm", "usb_vendor", "usb_product", "usb_timeout_ms",
-            "serial_device", "baudrate", "host", "port", "timeout_s")}, folder=folder)
+            "serial_device", "baudrate", "host", "port", "timeout_s", "language")},
+            folder=folder, catalogs=receipt_catalogs())
     except ValueError as exc:
         raise ConfigError(f"[printer] of {config.path or 'the defaults'}: {exc}") from None
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from app.camera import CameraRig, DemoThrower, calibrator_for, start_camera
@@ -34,46 +36,65 @@ class Feltbank:
     """A running table: the table service rebuilt from its journal, the camera's door to it
     (the live table), the supervisor and its heartbeats, the devices (buttons, lights,
     printer), the camera rig, the demo table and the outbox's shipper to the house ledger
-    (when house.url is set). Every part is made here, handed what it needs when it is made.
+    (when house.url is set). Every part is made in `start()`, handed what it needs when it
+    is made; making a Feltbank only keeps its configuration (no file, no thread, no device).
 
     `camera=False` runs without a camera (a console, tests); `pin_factory` and `printer` are
     the devices' doubles (gpiozero's mock pins, a test printer); `table` an already opened
-    table (tests).
+    table (tests). `start()` and `stop()` may be called again: the second call does nothing;
+    a stopped Feltbank does not start again (make a new one). `with Feltbank(c) as root:`
+    starts it and stops it at the end.
     """
 
     def __init__(self, config: Config, *, camera: bool = True, pin_factory: Any = None,
                  printer: Any = None, table: Table | None = None) -> None:
         self.config = config
-        self.table = table if table is not None else open_table(config)
-        self.live = LiveTable(self.table, confirm=config["live.confirm"],
-                              min_confidence=config["live.min_confidence"])
         self.supervisor = Supervisor()
+        self._want_camera = camera
+        self._pin_factory = pin_factory
+        self._printer = printer
+        self._given_table = table
+        self._lock = threading.Lock()
+        self._state = "made"  # made -> started -> stopped
+        self._web_checks: list[tuple[Callable[[], bool], float]] = []
+        # The parts, made by start().
+        self.table: Table | None = None
+        self.live: LiveTable | None = None
         self.camera: CameraRig | None = None
         self.camera_error = ""
         self.shipper: Shipper | None = None
-        self._parts: list = []
-        try:
-            self.shipper = shipper_for(config, self.table)
-            if camera:
-                self.camera = self._start_camera()
-            self.demo = (DemoThrower(self.table, self.camera.demo)
-                         if self.camera is not None and self.camera.demo is not None else None)
-            self.devices = TableDevices(config, self.table, live=self.live, demo=self.demo,
-                                        factory=pin_factory, printer=printer)
-            self.tickers = [
-                Ticker(self.supervisor.heartbeat("table", max_age=10), self.table.responsive,
-                       every=2),
-                Ticker(self.supervisor.heartbeat("devices", max_age=10), self.devices.alive,
-                       every=2),
-            ]
-        except BaseException:
-            self.stop()
-            raise
+        self.demo: DemoThrower | None = None
+        self.devices: TableDevices | None = None
+        self.tickers: list[Ticker] = []
+        self.calibrator = None
+
+    @property
+    def started(self) -> bool:
+        return self._state == "started"
+
+    def _make_parts(self) -> None:
+        config = self.config
+        self.table = (self._given_table if self._given_table is not None
+                      else open_table(config))
+        self.live = LiveTable(self.table, confirm=config["live.confirm"],
+                              min_confidence=config["live.min_confidence"])
+        self.shipper = shipper_for(config, self.table)
+        if self._want_camera:
+            self.camera = self._start_camera()
+        self.demo = (DemoThrower(self.table, self.camera.demo)
+                     if self.camera is not None and self.camera.demo is not None else None)
+        self.devices = TableDevices(config, self.table, live=self.live, demo=self.demo,
+                                    factory=self._pin_factory, printer=self._printer)
+        self.tickers = [
+            Ticker(self.supervisor.heartbeat("table", max_age=10), self.table.responsive,
+                   every=2),
+            Ticker(self.supervisor.heartbeat("devices", max_age=10), self.devices.alive,
+                   every=2),
+        ]
+        for answers, every in self._web_checks:
+            self._watch(answers, every)
         self.calibrator = (calibrator_for(config, self.camera) if self.camera is not None
                            else None)
-        view = self.table.view()
-        log.info("%s: %s, %d commands in %s; players %s", config["table.name"], view["title"],
-                 view["seq"], config.journal_path, view["balances"])
 
     def _start_camera(self) -> CameraRig | None:
         try:
@@ -89,32 +110,57 @@ class Feltbank:
     # -- start and stop ---------------------------------------------------------------------
 
     def start(self) -> Feltbank:
-        """Start watching the parts (the supervisor, systemd's watchdog) and shipping the
-        journal to the house."""
-        self.supervisor.start()
-        if self.shipper is not None:
-            self.shipper.start()
+        """Make and start every part: the table (its journal replayed, opened with the
+        configured mode if new), the camera, the devices, the heartbeats and the supervisor
+        (systemd's watchdog), the shipping of the journal to the house. Again: nothing."""
+        with self._lock:
+            if self._state == "started":
+                return self
+            if self._state == "stopped":
+                raise RuntimeError("this Feltbank was stopped; make a new one to start again")
+            self._state = "started"
+            try:
+                self._make_parts()
+                self.supervisor.start()
+                if self.shipper is not None:
+                    self.shipper.start()
+            except BaseException:
+                self._stop_parts()
+                self._state = "stopped"
+                raise
+        view = self.table.view()
+        log.info("%s: %s, %d commands in %s; players %s", self.config["table.name"],
+                 view["title"], view["seq"], self.config.journal_path, view["balances"])
         return self
 
     def stop(self) -> None:
-        """Stop every part (idempotent)."""
-        shipper = getattr(self, "shipper", None)
-        if shipper is not None:
-            shipper.stop()
+        """Stop every part that was started (again: nothing)."""
+        with self._lock:
+            if self._state == "started":
+                self._stop_parts()
+            self._state = "stopped"
+
+    def _stop_parts(self) -> None:
+        if self.shipper is not None:
+            self.shipper.stop()
         self.supervisor.stop()
-        for ticker in getattr(self, "tickers", ()):
+        for ticker in self.tickers:
             ticker.stop()
         if self.camera is not None:
             self.camera.stop()
-        devices = getattr(self, "devices", None)
-        if devices is not None:
-            devices.close()
+        if self.devices is not None:
+            self.devices.close()
 
     def __enter__(self) -> Feltbank:
-        return self
+        return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _started_table(self) -> Table:
+        if self.table is None:
+            raise RuntimeError("the running table is not started: call start() first")
+        return self.table
 
     # -- the dashboard ----------------------------------------------------------------------
 
@@ -134,7 +180,7 @@ class Feltbank:
         """What the dashboard is handed: `web.Services`."""
         from web import Services
 
-        return Services(table=self.table, live=self.live, camera=self.web_camera(),
+        return Services(table=self._started_table(), live=self.live, camera=self.web_camera(),
                         calibrator=self.calibrator, health=self.health, demo=self.demo)
 
     def app(self, **settings: Any):
@@ -144,7 +190,8 @@ class Feltbank:
         return create_app({"FELTBANK": self.config, **settings}, self.services())
 
     def watch_web(self, host: str, port: int, tls: bool = False) -> None:
-        """Beat the "web" heartbeat while the dashboard's own server answers /healthz."""
+        """Beat the "web" heartbeat while the dashboard's own server answers /healthz (from
+        start(), or at once if started)."""
         scheme = "https" if tls else "http"
         target = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
         url = f"{scheme}://{target}:{port}/healthz"
@@ -163,8 +210,14 @@ class Feltbank:
             except OSError:
                 return False
 
+        with self._lock:
+            self._web_checks.append((answers, 5))
+            if self._state == "started":
+                self._watch(answers, 5)
+
+    def _watch(self, answers: Callable[[], bool], every: float) -> None:
         self.tickers.append(Ticker(self.supervisor.heartbeat("web", max_age=30), answers,
-                                   every=5))
+                                   every=every))
 
     # -- health -----------------------------------------------------------------------------
 
@@ -173,6 +226,9 @@ class Feltbank:
         from controller.storage import storage_health
         from web.health import table_health
 
+        if not self.started:
+            return {"table": {"ok": False, "reason": f"the running table is {self._state}, "
+                                                     "not started"}}
         spooler = self.devices.spooler
         printer = ({"ok": spooler.status.ok, **spooler.status.to_json()} if spooler
                    else {"ok": True, "connection": "none"})

@@ -172,8 +172,12 @@ DEVICE_SETTINGS = (
     Setting("printer.timeout_s", 10.0, "serial and network timeout", minimum=0.5,
             maximum=120.0),
     Setting("printer.folder", "", "file printer folder; empty: receipts/ in the data folder"),
-    Setting("printer.slips", ["bet", "payout"], "slips printed as the game goes: bet, payout",
-            check=lambda v: [_slip(x) for x in v], accepts="a list of 'bet' and 'payout'"),
+    Setting("printer.slips", ["bet", "payout", "round"], "slips printed as the game goes: "
+            "bet, payout, round (the end slip of a round, hand or game)",
+            check=lambda v: [_slip(x) for x in v],
+            accepts="a list of 'bet', 'payout' and 'round'"),
+    Setting("printer.language", "en", "the language the receipts are printed in",
+            choices=("en", "fr")),
 )
 
 
@@ -195,8 +199,8 @@ HOUSE_SETTINGS = (
 
 
 def _slip(name: str) -> None:
-    if name not in ("bet", "payout"):
-        raise ValueError(f"{name!r} is not a slip: 'bet' or 'payout'")
+    if name not in ("bet", "payout", "round"):
+        raise ValueError(f"{name!r} is not a slip: 'bet', 'payout' or 'round'")
 
 
 SYSTEM_CONFIG = Path("/etc/feltbank/feltbank.toml")

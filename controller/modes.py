@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from controller.errors import IllegalCommand
+from controller.protocol import Event, RoundEnded
 
 if TYPE_CHECKING:
     from controller.games.base import Engine
@@ -80,9 +81,18 @@ class Mode:
     #: Receipt kinds this mode lays out itself, in `hardware/templates/NAME/KIND.txt` (the
     #: printer picks them by the mode's name; listed here so tests render each one).
     receipts: tuple[str, ...] = ()
+    #: The mode's printables for `feltbank print NAME`: {NAME: "module:function"}, the
+    #: function `(out: Path, lang: str, pages: int) -> str` writes the PDF and says what it
+    #: wrote (e.g. Namaste's score sheet).
+    printables: Mapping[str, str] = field(default_factory=dict)
+    #: The round results that print the end slip ("round-slip": who held the dice or the
+    #: deal, the result in words, the round's details); None: every result. Namaste prints
+    #: only its final score slip, not one a turn.
+    slip_results: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "result_words", MappingProxyType(dict(self.result_words)))
+        object.__setattr__(self, "printables", MappingProxyType(dict(self.printables)))
 
     @property
     def name(self) -> str:
@@ -116,6 +126,20 @@ class Mode:
 
     def advice_text(self, advice: dict) -> list[str]:
         return list(self._part(self.advice_text_ref, "advisor")(advice))
+
+    def end_slips(self, events: Iterable[Event]) -> list[dict]:
+        """The data of the end slips `events` (one command's) call for, in their order: one
+        per end of round (of a hand, of a game) whose result this mode prints a slip for."""
+        out = []
+        for event in events:
+            ended = RoundEnded.of(event)
+            if ended is None or (self.slip_results is not None
+                                 and ended.result not in self.slip_results):
+                continue
+            out.append({"game": self.title, "result": ended.result,
+                        "words": self.result_words.get(ended.result, ended.result),
+                        "holder": ended.holder or "", "details": dict(ended.details)})
+        return out
 
     def page(self) -> Any:
         """The dashboard page object (web side), or None for the generic page."""
@@ -166,6 +190,17 @@ def find_mode(name: str) -> Mode:
 def with_part(part: str) -> list[str]:
     """The names of the modes that have `part` ("odds", "simulation", "advisor")."""
     return [m.name for m in modes().values() if getattr(m, _REFS[part])]
+
+
+def printables() -> dict[str, str]:
+    """Every mode's printable (`feltbank print NAME`): its "module:function", by name."""
+    found: dict[str, str] = {}
+    for mode in modes().values():
+        for name, ref in mode.printables.items():
+            if found.get(name, ref) != ref:
+                raise ValueError(f"two modes print {name!r}")
+            found[name] = ref
+    return found
 
 
 def result_words() -> dict[str, str]:

@@ -21,11 +21,13 @@ from typing import Any, Protocol
 
 from controller.chain import short
 from controller.games.base import Command, Event
+from controller.modes import find_mode, modes
 
 log = logging.getLogger(__name__)
 
-#: The slips the table can print per event, by setting name.
-SLIPS = ("bet", "payout")
+#: The slips the table can print as the game goes, by setting name: a bet slip per bet, a
+#: payout slip per paying bet, an end slip when a round (hand, game) ends (`Mode.end_slips`).
+SLIPS = ("bet", "payout", "round")
 
 
 class Printer(Protocol):
@@ -43,10 +45,13 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str]) -> list[tuple[str, dict]]:
-    """The receipts a command's events call for: a bet slip per bet, a payout slip per win."""
+def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str],
+              mode: str = "") -> list[tuple[str, dict]]:
+    """The receipts a command's events call for: a bet slip per bet, a payout slip per win,
+    and the end slip of `mode` (its record says which ends print one) when a round ends."""
     wanted = set(slips)
     out = []
+    ending = find_mode(mode) if "round" in wanted and mode in modes() else None
     for n, event in enumerate(events, start=1):
         slip = f"S{seq}-{n}"
         if event.kind == "bet-placed" and "bet" in wanted:
@@ -61,6 +66,8 @@ def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str]) -> list[t
                                         "bet": event.data["bet"], "stake": event.data["stake"],
                                         "result": event.data["result"],
                                         "paid": event.data["paid"]}))
+        elif ending is not None:
+            out += [("round-slip", {**end, "slip": slip}) for end in ending.end_slips([event])]
     return out
 
 
@@ -122,11 +129,11 @@ class PrintQueue:
     def hook(self, db: sqlite3.Connection, seq: int, cmd: Command,
              events: tuple[Event, ...]) -> None:
         """Queue the command's slips inside its own transaction."""
-        wanted = slips_for(events, seq, self.slips)
+        mode = self.mode_of()
+        wanted = slips_for(events, seq, self.slips, mode)
         if not wanted:
             return
         at = db.execute("SELECT at FROM commands WHERE seq = ?", (seq,)).fetchone()[0]
-        mode = self.mode_of()
         for kind, data in wanted:
             data = {"table": self.table_name, "time": at[:19].replace("T", " "), **data}
             db.execute("INSERT INTO receipts (seq, kind, mode, data, queued_at) "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.errors import PrinterError
-from hardware.receipts import render
+from hardware.receipts import render, translations
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,10 @@ class PrinterConfig:
     port: int = 9100
     timeout_s: float = 10.0
     folder: str = ""
+    #: The language receipts are printed in, and the folder of its gettext catalog
+    #: (LANG/LC_MESSAGES/receipts.mo; see hardware/receipts.py).
+    language: str = "en"
+    catalogs: str = ""
 
     def __post_init__(self) -> None:
         if self.connection not in CONNECTIONS:
@@ -52,6 +56,7 @@ class PrinterConfig:
             raise ValueError("a network printer needs host")
         if self.connection == "file" and not self.folder:
             raise ValueError("a file printer needs folder")
+        translations(self.language, self.catalogs)  # a language without its catalog: refused
 
 
 class ReceiptPrinter:
@@ -90,7 +95,8 @@ class ReceiptPrinter:
                copy: bool = False) -> bytes:
         """The ESC/POS bytes of a receipt for this printer's paper and profile."""
         return render(kind, data, paper_mm=self.config.paper_mm, mode=mode, copy=copy,
-                      profile=self.config.profile or None)
+                      profile=self.config.profile or None, language=self.config.language,
+                      catalogs=self.config.catalogs)
 
     def send(self, data: bytes, name: str = "receipt") -> None:
         """Send one rendered receipt; PrinterError if it did not all go out."""

@@ -14,12 +14,16 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.errors import VisionError
 from vision.images import IMAGE_SUFFIXES, read_image
+
+if TYPE_CHECKING:
+    from vision.labels import DieSet
 
 
 class CameraState(enum.Enum):
@@ -371,38 +375,37 @@ class SyntheticSource(CameraSource):
         return Frame(img, self._t, self._index)
 
 
-def roll_frames(seed: int, moving: int = 6, still: int = 30, hand: int = 0) -> Iterator[np.ndarray]:
-    """A roll on the synthetic table: hand frames, dice tumbling (blurred), then at rest."""
+def roll_frames(seed: int, moving: int = 6, still: int = 30, hand: int = 0,
+                die_set: DieSet | None = None) -> Iterator[np.ndarray]:
+    """A roll of five dice of `die_set` on the synthetic table: hand frames, dice tumbling
+    (blurred), then at rest. No die set: the first labelled one of equipment/."""
+    from vision.labels import DIE_SETS
     from vision.synthetic import DieSpec, render_scene, sample_dice, sample_params
 
+    die_set = die_set or next(iter(DIE_SETS.values()))
     rng = np.random.default_rng(seed)
     params = sample_params(rng)
-    final = sample_dice(rng, params, _labels(), 5)
+    final = sample_dice(rng, params, die_set.labels, 5, die_set=die_set)
     for k in range(hand):
-        yield render_scene(replace(params, hand=True), [], seed=seed + k).image
+        yield render_scene(replace(params, hand=True), [], seed=seed + k,
+                           die_set=die_set).image
     for k in range(moving, 0, -1):
         dice = [DieSpec(s.label, s.x_mm - 9 * k, s.y_mm + 5 * k, s.yaw_deg + 25 * k,
                         motion_px=(30.0, -18.0)) for s in final]
-        yield render_scene(params, dice, seed=seed).image
-    rest = render_scene(params, final, seed=seed).image
+        yield render_scene(params, dice, seed=seed, die_set=die_set).image
+    rest = render_scene(params, final, seed=seed, die_set=die_set).image
     for _ in range(still):  # the same scene, fresh sensor noise each frame
         noise = rng.normal(0.0, 2.0, rest.shape)
         yield np.clip(rest + noise, 0, 255).astype(np.uint8)
 
 
-def _labels() -> list[str]:
-    """The default die set's labels."""
-    from vision.labels import FORTUNES_AND_WINDS
-
-    return FORTUNES_AND_WINDS.labels
-
-
-def open_camera(spec: str, controls: dict | None = None, mains_hz: float = 50.0
-                ) -> CameraSource:
+def open_camera(spec: str, controls: dict | None = None, mains_hz: float = 50.0,
+                die_set: DieSet | None = None) -> CameraSource:
     """A source from a short spec: picamera, usb[:N], replay:PATH, synthetic[:SEED].
 
     `controls` are a profile's locked exposure and gains, for the Pi camera to start with;
-    `mains_hz` the lamps' mains frequency, which its exposure is fitted to.
+    `mains_hz` the lamps' mains frequency, which its exposure is fitted to; `die_set` the dice
+    the synthetic table rolls (the table's mode's).
     """
     kind, _, arg = spec.partition(":")
     if kind == "picamera":
@@ -412,6 +415,6 @@ def open_camera(spec: str, controls: dict | None = None, mains_hz: float = 50.0
     if kind == "replay":
         return ReplaySource(arg, loop=True, fps=5.0)
     if kind == "synthetic":
-        return SyntheticSource(roll_frames(int(arg or 0)))
+        return SyntheticSource(roll_frames(int(arg or 0), die_set=die_set))
     raise VisionError(f"camera {spec!r}: expected picamera, usb[:N], replay:PATH or "
                      "synthetic[:SEED]")

@@ -18,7 +18,7 @@ import numpy as np
 from vision.camera import CameraSource, CameraState, Frame
 from vision.errors import VisionError
 from vision.geometry import TableGeometry
-from vision.labels import FORTUNES_AND_WINDS, DieSet
+from vision.labels import DieSet
 from vision.synthetic import DieSpec, SceneParams, render_scene
 
 #: The installation the shipped profile was calibrated on (vision.default_profile).
@@ -41,13 +41,13 @@ class DemoCamera(CameraSource):
 
     name = "demo"
 
-    def __init__(self, seed: int = 0, fps: float = 10.0, tumble_frames: int = 4,
-                 table: dict[str, object] | None = None,
+    def __init__(self, die_set: DieSet, seed: int = 0, fps: float = 10.0,
+                 tumble_frames: int = 4, table: dict[str, object] | None = None,
                  zones: dict[str, list[tuple[float, float]]] | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 die_set: DieSet = FORTUNES_AND_WINDS) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(clock)
-        #: The dice thrown (equipment/NAME.json, as vision.labels reads it).
+        #: The dice thrown (equipment/NAME.json, as vision.labels reads it): the table's mode's,
+        #: which the running table finds through the mode's record (its `equipment`).
         self.die_set = die_set
         self.params = replace(SceneParams(), **(table or NOMINAL_TABLE))
         self.zones = zones or ZONES

@@ -51,22 +51,22 @@ class _Session:
         return next(c.value for c in self.jar if c.name == "feltbank_session")
 
 
-def _table(path: Path) -> Table:
+def _table(path: Path, mode: str) -> Table:
     table = Table(Journal(path))
-    table.submit(Command("open", {"mode": "hazard", "settings": {}}, "open"))
+    table.submit(Command("open", {"mode": mode, "settings": {}}, "open"))
     table.submit(Command("join", {"player": "Ann"}, "join"))
     return table
 
 
 def serve_under_load(writers: int = 8, per_writer: int = 100, streams: int = 100,
-                     threads: int = 16, seconds: float = 300.0) -> dict:
+                     threads: int = 16, seconds: float = 300.0, *, mode: str) -> dict:
     from web import Services, create_app
     from web.server import ServerThread
     from web.users import UserStore
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        table = _table(tmp_path / "journal.sqlite3")
+        table = _table(tmp_path / "journal.sqlite3", mode)
         app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "none.toml",
                           "SSE_KEEPALIVE": 15.0, "SSE_MAX_SECONDS": seconds},
                          Services(table=table))
@@ -193,14 +193,14 @@ def _read_streams(socks: list[socket.socket], seen: list[list[int]], last: int,
     selector.close()
 
 
-def money_page_ms(n: int) -> float:
+def money_page_ms(n: int, *, mode: str) -> float:
     """The money page's time (median of 5, ms) with `n` commands in the journal."""
     from controller.games.play import accepted
     from web import Services, create_app
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        played, _ = accepted("hazard", n, seed=3)
+        played, _ = accepted(mode, n, seed=3)
         with Journal(tmp_path / "journal.sqlite3") as j:
             for i in range(0, len(played), 5000):
                 j.append_many((c, e, "bench", "") for c, e in played[i:i + 5000])

@@ -102,8 +102,34 @@ def odds_reports() -> list[dict]:
         reports.append({"game": report.get("game", mode), "title": report.get("title", mode),
                         "current": state is not None and state.mode == mode,
                         "bets": [b for b in bets if b not in fair], "fair": fair,
-                        "favouring": [b for b in bets if b["favours"]]})
+                        "favouring": [b for b in bets if b["favours"]],
+                        "summary": _words(report.get("summary", "")),
+                        "tables": [_odds_table(tab) for tab in report.get("tables", ())]})
     return reports
+
+
+def _words(item) -> str:
+    """An odds report's words in the page's language: a word, or a template and its values."""
+    if isinstance(item, dict):
+        template, values = item["text"], item.get("values", {})
+        return t(template) % values
+    return t(item) if isinstance(item, str) and item and not item.isdigit() else str(item)
+
+
+def _odds_table(tab: dict) -> dict:
+    """A table of a mode without bets (controller.odds.table) for the page: its words
+    translated, each cell a percentage (the exact fraction as its title) or a number."""
+    def cell(value) -> dict:
+        if value is None:
+            return {"text": "—", "exact": ""}
+        if isinstance(value, dict):
+            return {"text": f"{value['p'] * 100:.2f}%", "exact": value["exact"]}
+        return {"text": str(value), "exact": ""}
+
+    return {"title": _words(tab["title"]), "label": _words(tab["label"]),
+            "columns": [_words(c) for c in tab["columns"]],
+            "rows": [{"label": _words(r["label"]), "cells": [cell(c) for c in r["cells"]]}
+                     for r in tab["rows"]]}
 
 
 def bet_title(bet: dict, mode: str) -> str:

@@ -9,7 +9,7 @@ import time
 import uuid
 from pathlib import Path
 
-from controller.cli.common import print_json
+from controller.cli.common import add_mode_option, print_json
 from controller.games.base import Command
 from controller.games.play import accepted
 from controller.journal import Journal
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="commands to commit one by one (default 1000)")
     ledger.add_argument("--replay", type=int, default=100_000, metavar="N",
                         help="commands in the journal to replay (default 100000)")
-    ledger.add_argument("--mode", default="hazard", help="game mode to play (default hazard)")
+    add_mode_option(ledger, "game mode to play")
     ledger.add_argument("--dir", type=Path, help="folder for the journal files "
                                                  "(default: a temporary folder)")
     ledger.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web.add_argument("--threads", type=int, default=16, help="the server's page threads")
     web.add_argument("--money", type=int, default=100_000, metavar="N",
                      help="commands in the journal for the money page's time (0: skip)")
+    add_mode_option(web, "game mode of the table (its commands for the money page)")
     web.add_argument("--json", action="store_true", help="print the figures as JSON")
     web.set_defaults(func=bench_web)
     for name in BENCH_MODULES:
@@ -113,10 +114,11 @@ def bench_web(args: argparse.Namespace) -> int:
     # The dashboard is web/'s; imported only for this benchmark.
     from web.bench import money_page_ms, serve_under_load
 
-    figures = serve_under_load(args.writers, args.commands, args.streams, args.threads)
+    figures = serve_under_load(args.writers, args.commands, args.streams, args.threads,
+                               mode=args.mode)
     if args.money:
         figures["money_page_commands"] = args.money
-        figures["money_page_ms"] = money_page_ms(args.money)
+        figures["money_page_ms"] = money_page_ms(args.money, mode=args.mode)
     if args.json:
         print_json(figures)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.camera import DemoThrower, start_camera
+from controller.cli.common import add_mode_option
 from controller.live import LiveTable
 from controller.table import Table
 
@@ -22,33 +23,43 @@ def register_bench(bench_subparsers) -> None:
                    help="camera.settle_seconds (default 2.0)")
     p.add_argument("--fps", type=float, default=10.0, help="camera.fps (default 10)")
     p.add_argument("--idle", type=float, default=10.0, help="seconds of idle table measured")
+    add_mode_option(p, "game mode of the table; the demo table throws its dice")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=bench_live)
 
 
 def bench_live(args) -> int:
+    import random
     import statistics
     import tempfile
     import time
 
     from controller.cli.common import print_json
     from controller.config import load_config
-    from controller.games.base import Command
-    from controller.games.play import seated_table
+    from controller.errors import ConfigError
+    from controller.games.play import to_a_throw
     from controller.journal import Journal
     from web import Services, create_app
 
     with tempfile.TemporaryDirectory() as tmp:
         config_file = Path(tmp) / "feltbank.toml"
-        config_file.write_text(f'[camera]\nsource = "demo"\nsettle_seconds = {args.settle}\n'
+        config_file.write_text(f'[table]\nmode = "{args.mode}"\n'
+                               f'[camera]\nsource = "demo"\nsettle_seconds = {args.settle}\n'
                                f'fps = {args.fps}\n')
         config = load_config(config_file)
         table = Table(Journal(Path(tmp) / "journal.sqlite3"))
-        for cmd in [*seated_table("fortunes-winds", players=2, coins=1000),
-                    Command("bet", {"player": "P1", "bet": "standard", "amount": 1})]:
+        # The mode's own way to where the dice are thrown (a bet before the first roll...).
+        for cmd in to_a_throw(args.mode, players=3)[0]:
             table.submit(cmd)
         live = LiveTable(table, confirm="banker")
-        rig = start_camera(config, table, live)
+        try:
+            rig = start_camera(config, table, live)
+        except ConfigError as exc:
+            raise SystemExit(f"bench: {exc}") from None
+        if rig.demo is None or table.engine.demo_throw(table.state, random.Random(0)) is None:
+            rig.stop()
+            raise SystemExit(f"bench: the demo table cannot throw {table.engine.title}'s dice; "
+                             "modes it throws: " + ", ".join(demo_modes()))
         throw = DemoThrower(table, rig.demo, seed=1)
         app = create_app({"FELTBANK": config, "DATA_DIR": Path(tmp)},
                          Services(table=table, live=live, demo=throw))
@@ -95,3 +106,24 @@ def bench_live(args) -> int:
         print(f"idle table at {args.fps:g} fps: {figures['idle_cpu_percent_of_one_core']}% "
               "of one core")
     return 0
+
+
+def demo_modes() -> list[str]:
+    """The modes whose dice the demo table throws (labelled dice with colours)."""
+    import random
+
+    from controller.games.play import to_a_throw
+    from controller.modes import modes
+    from vision.labels import DIE_SETS
+
+    out = []
+    for name, mode in modes().items():
+        if mode.equipment not in DIE_SETS:
+            continue
+        try:
+            _, state = to_a_throw(name, players=3)
+        except Exception:  # noqa: BLE001 - a mode that cannot be brought to a throw
+            continue
+        if mode.engine.demo_throw(state, random.Random(0)) is not None:
+            out.append(name)
+    return out

@@ -23,6 +23,23 @@ def add_journal_option(parser: argparse.ArgumentParser) -> None:
                         help="the journal file (default: journal.path of the configuration)")
 
 
+def default_mode() -> str:
+    """The mode a table opens with by default (table.mode's default): the CLI's default mode
+    wherever one is needed, so no command names a mode of its own."""
+    from controller.config import SETTINGS
+
+    return next(s.default for s in SETTINGS if s.key == "table.mode")
+
+
+def add_mode_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """--mode NAME: one of the installed modes (default: table.mode's default)."""
+    from controller.modes import modes
+
+    parser.add_argument("--mode", default=default_mode(), choices=list(modes()),
+                        metavar="MODE", help=f"{help} (default {default_mode()}; one of "
+                                             f"{', '.join(modes())})")
+
+
 def config_of(args: argparse.Namespace) -> Config:
     return load_config(getattr(args, "config", None))
 

@@ -22,14 +22,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     odds.set_defaults(func=cmd_odds)
 
     advise = subparsers.add_parser(
-        "advise", help="the shooter's set-aside choices after a roll (modes with an advisor)",
-        description="After a roll, the set-aside that maximises the shooter's expected return "
-                    "and the one that maximises his chance to win the turn, with both figures.")
-    advise.add_argument("game", choices=with_part("advisor"))
+        "advise", help="the shooter's choices after a roll (modes with an advisor: "
+                       f"{', '.join(with_part('advisor'))})",
+        description="After a roll, what the mode's advisor says the shooter should do (e.g. "
+                    "the set-aside that maximises the expected return and the one that "
+                    "maximises the chance to win the turn), with the figures. A mode has an "
+                    "advisor when its record names one (Mode.advise_ref).")
+    advise.add_argument("game", choices=list(modes()), metavar="GAME",
+                        help=f"the game mode: {', '.join(modes())}")
     advise.add_argument("--roll", required=True, metavar="FACES",
                         help='the faces just rolled, e.g. "NORTH EAST FIRE BIRD VOID"')
-    advise.add_argument("--roll-number", type=int, required=True, choices=(1, 2, 3),
-                        help="which roll of the turn it was")
+    advise.add_argument("--roll-number", type=int, required=True, metavar="N",
+                        help="which roll of the turn it was (the mode's advisor checks it)")
     advise.add_argument("--set-aside", default="", metavar="FACES",
                         help='the faces of the dice set aside on earlier rolls, e.g. "NORTH EAST"')
     advise.add_argument("--json", action="store_true", help="print the advice as JSON")

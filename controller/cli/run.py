@@ -70,12 +70,10 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.dev:
             root.watch_web(host, port, tls=tls_files(config) is not None)
-            root.start()
             return serve_dev(config, root, host, port)
         stop = threading.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
-        root.start()
         stop.wait()
         log.info("stopped")
         return 0
@@ -140,10 +138,9 @@ def serve(config, host: str, port: int) -> int:
     except ImportError as exc:
         raise ConfigError(f"the dashboard's server is not installed ({exc.name}): pip install "
                           "hypercorn, or run with --dev") from None
-    with Feltbank(config) as root:
+    with Feltbank(config) as root:  # started here, stopped at the end
         tls = tls_files(config)
         root.watch_web(host, port, tls=tls is not None)
-        root.start()
         serve_dashboard(root.app(), host, port, threads=config["web.threads"], tls=tls)
     log.info("stopped")
     return 0

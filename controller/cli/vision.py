@@ -1,4 +1,4 @@
-"""`feltbank calibrate`, `recognize`, `print labels|markers|namaste-sheet` and `bench vision`."""
+"""`feltbank calibrate`, `recognize`, `print labels|markers|MODE'S OWN` and `bench vision`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from controller.cli.common import add_config_option, config_of
+from controller.cli.common import add_config_option, config_of, default_mode
 from controller.cli.vision_kinds import KINDS, cmd_bench_kind, cmd_recognize_kind
+from controller.modes import printables, resolve_ref
 from vision.errors import VisionError
 
 ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
@@ -18,11 +19,9 @@ MM_PER_PT = 25.4 / 72
 
 def default_die_set() -> str:
     """The dice of the mode a table opens with by default (table.mode's default)."""
-    from controller.config import SETTINGS
     from controller.modes import find_mode
 
-    mode = next(s.default for s in SETTINGS if s.key == "table.mode")
-    return find_mode(mode).equipment
+    return find_mode(default_mode()).equipment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,7 +71,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_recognize)
 
     p = subparsers.add_parser("print", help="printables at true size (PDF)")
-    p.add_argument("what", choices=["labels", "markers", "namaste-sheet", "deck"])
+    own = printables()  # the modes' own (Mode.printables), e.g. a score sheet
+    p.add_argument("what", choices=["labels", "markers", "deck", *own],
+                   help="labels for the dice, the corner markers, the printed Roche deck, or "
+                        "a mode's own: " + ", ".join(own))
     p.add_argument("--out", metavar="FILE.pdf")
     p.add_argument("--list", action="store_true",
                    help="deck: print the printed Roche deck's card labels (no PDF)")
@@ -80,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--die-set", default=die_set, choices=sorted(DIE_SETS),
                    help=f"whose dice the labels are for (default {die_set})")
     p.add_argument("--marker-mm", type=float, default=36.0, help="marker side in mm (markers)")
-    p.add_argument("--lang", default="en", help="language of the sheet: en or fr (namaste-sheet)")
-    p.add_argument("--pages", type=int, default=1, help="sheets to print (namaste-sheet)")
+    p.add_argument("--lang", default="en", help="language of a mode's printable: en or fr")
+    p.add_argument("--pages", type=int, default=1, help="pages of a mode's printable")
     p.set_defaults(func=cmd_print)
 
 
@@ -477,11 +479,9 @@ def cmd_print(args: argparse.Namespace) -> int:
         return _fail(f"--out {out}: expected a .pdf file name")
     if not out.parent.is_dir():
         return _fail(f"--out {out}: folder {out.parent} does not exist")
-    if args.what == "namaste-sheet":
-        from controller.cli.namaste_sheet import write_sheet_pdf
-
-        write_sheet_pdf(out, args.lang, args.pages)
-        print(f"{out}: {args.pages} Namaste score sheet{'s' * (args.pages != 1)} ({args.lang})")
+    own = printables()
+    if args.what in own:
+        print(resolve_ref(own[args.what])(out, args.lang, args.pages))
         return 0
     try:
         if args.what == "labels":

@@ -646,4 +646,5 @@ MODE = Mode(
     result_words={CUT: RESULT_WORDS[CUT],
                   STOPPED: "the players stop and divide the pots",
                   DROPPED_OUT: "a player drops out; the pots stay"},
+    receipts=("round-slip",),
 )

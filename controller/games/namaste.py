@@ -570,8 +570,13 @@ class Namaste(Engine):
 MODE = Mode(
     engine=Namaste(),
     equipment=EQUIPMENT,
+    odds_ref="controller.odds.namaste:odds",
+    odds_text_ref="controller.odds.namaste:odds_text",
     page_ref="web.modes.namaste:PAGE",
+    printables={"namaste-sheet": "controller.printables.namaste_sheet:print_sheet"},
     result_words={"turn": "the turn is over", "game-over": "the game is over"},
+    receipts=("round-slip",),
+    slip_results=("game-over",),
 )
 
 __all__ = ["CIRCLES", "FACES", "LINES", "Namaste", "NamasteState", "Sheet",

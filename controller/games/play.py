@@ -66,3 +66,32 @@ def accepted(mode: str, n: int, seed: int = 1) -> tuple[list[tuple[Command, tupl
             if len(out) >= n:
                 return out, state
     raise AssertionError("unreachable")
+
+
+def to_a_throw(mode: str, players: int = 2, coins: int = 1000, seed: int = 1,
+               limit: int = 500) -> tuple[list[Command], State]:
+    """The commands that open a table of `mode` and bring it, by seeded play with no throw,
+    to where the dice are thrown next (its chance step is accepted), and the state then: what a
+    demo or a benchmark plays first, whatever the mode (e.g. a bet before the first roll)."""
+    engine = games.find_game(mode)
+    rng = random.Random(seed)
+    cmds = seated_table(mode, players, coins)
+    state: State | None = None
+    for cmd in cmds:
+        state, _ = games.apply(state, cmd)
+    for n in range(limit):
+        try:
+            games.apply(state, engine.chance_step(state, random.Random(seed + n)))
+            return cmds, state
+        except (IllegalCommand, NotImplementedError):
+            pass
+        proposed = engine.random_command(state, rng)
+        if proposed.kind in engine.chance_kinds:
+            continue
+        cmd = Command(proposed.kind, proposed.args, f"ready-{n}")
+        try:
+            state, _ = games.apply(state, cmd)
+        except IllegalCommand:
+            continue
+        cmds.append(cmd)
+    raise IllegalCommand(f"{engine.title}: no throw after {limit} seeded commands")

@@ -986,9 +986,12 @@ _NEXT = {"building": "'pool', 'mise', then 'reveal'", "rolling": "'roll' each ch
 
 MODE = Mode(
     engine=Risque(),
+    odds_ref="controller.odds.risque:odds",
+    odds_text_ref="controller.odds.risque:odds_text",
     page_ref="web.modes.risque:PAGE",
     result_words={"privilege": "the Privilege tells the result",
                   "narrator": "the Narrator tells the result"},
+    receipts=("round-slip",),
 )
 
 __all__ = ["KINDS", "Character", "Pool", "Risque", "RisqueState", "bonuses", "build_pool"]

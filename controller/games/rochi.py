@@ -882,4 +882,5 @@ MODE = Mode(
     strategies=("deal-only", "random"),
     page_ref="web.modes.rochi:ROCHI_PAGE",
     result_words=RESULT_WORDS,
+    receipts=("round-slip",),
 )

@@ -351,8 +351,8 @@ def simulate(turns: int, rng: random.Random, settings: Mapping[str, Any] | None,
     """Two seats: the shooter lays the smallest standard bet, the other player every side bet;
     the shooter sets dice aside as the advisor says (`strategy`) and always throws a new turn
     after a win. The Lord Moon money counts with the standard bet."""
-    from controller.advisor import choose
     from controller.games.fortunes_winds import SIDE_BETS, smallest_stake
+    from controller.odds.fortunes_winds_advisor import choose
 
     state = open_table(FortunesWinds.name, settings)
     kinds = [k for k in SIDE_BETS if k != "daikoku-against" or state.settings["daikoku_against"]]

@@ -14,7 +14,9 @@ from functools import cache
 from typing import Any
 
 from controller.games.namaste import FACES, totals
+from controller.odds import table
 from controller.odds.risque import fraction_json
+from controller.settings import N_
 
 
 @cache
@@ -35,7 +37,22 @@ def odds(settings: Mapping[str, Any] | None = None) -> dict:
         rows.append({"white_dice": white,
                      "active": {str(t): fraction_json(p) for t, p in can_make(white + 1).items()},
                      "others": {str(t): fraction_json(p) for t, p in can_make(white).items()}})
-    return {"mode": "namaste", "rolls": rows}
+    columns, cells = [], []
+    for row in rows:
+        for who, words in (("active", N_("on turn, %(white)d white")),
+                           ("others", N_("others, %(white)d white"))):
+            columns.append({"text": words, "values": {"white": row["white_dice"]}})
+            cells.append(row[who])
+    top = max(int(t) for row in rows for t in row["active"])
+    return {"mode": "namaste", "game": "namaste", "title": "Namaste", "bets": [], "rolls": rows,
+            "summary": N_("Namaste has no bets and no house: what matters is the chance that "
+                          "a roll lets a player enter a total. The player on turn adds the "
+                          "turquoise die to the white dice; the others use the white dice "
+                          "alone; a 1/7 face counts 1 or 7."),
+            "tables": [table(N_("Chance that one roll lets a player enter each total"),
+                             N_("Total"), columns,
+                             [(str(t), [c.get(str(t)) for c in cells])
+                              for t in range(1, top + 1)])]}
 
 
 def odds_text(report: Mapping) -> list[str]:

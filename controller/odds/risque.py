@@ -11,6 +11,9 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from controller.odds import table
+from controller.settings import N_
+
 #: The total a Risque needs for the Privilege and the Mises (10+).
 TARGET = 10
 
@@ -68,7 +71,22 @@ def odds(settings: Mapping[str, Any] | None = None, max_pool: int = 20) -> dict:
                      "by_mises": [{"mises": m, **fraction_json(reach(k, m)),
                                    "truths": float(expected_truths(k, m))}
                                   for m in range(k)]})
-    return {"mode": "risque", "target": TARGET, "pools": rows}
+    return {"mode": "risque", "game": "risque", "title": "Risque", "bets": [],
+            "target": TARGET, "pools": rows,
+            "summary": N_("Risque has no bets and no house: what matters is the chance that "
+                          "a character reaches 10, by the dice in the pool and the Mises set "
+                          "aside (they are not rolled)."),
+            "tables": [table(
+                N_("Chance of reaching 10 with a pool of dice after the Mises"), N_("Pool"),
+                [{"text": N_("Mises: %(mises)d"), "values": {"mises": m}}
+                 for m in range(TABLE_MISES + 1)] + [N_("Best Mises alone")],
+                [(k, [fraction_json(reach(k, m)) if m < k else None
+                      for m in range(TABLE_MISES + 1)] + [best_mises(k)])
+                 for k in range(1, TABLE_POOLS + 1)])]}
+
+
+#: The dashboard's table: pools of 1 to 12 dice, 0 to 6 Mises (the JSON has them all).
+TABLE_POOLS, TABLE_MISES = 12, 6
 
 
 def odds_text(report: Mapping) -> list[str]:

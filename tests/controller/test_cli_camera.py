@@ -16,7 +16,9 @@ from controller.live import LiveTable
 from controller.table import Table
 
 
-def wait_for(check, seconds=20.0):
+def wait_for(check, seconds=120.0):
+    """True as soon as `check()` is; False only after `seconds` (generous: a machine with
+    both cores loaded renders, reads and learns many times slower)."""
     deadline = time.monotonic() + seconds
     while not check() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -82,13 +84,14 @@ def test_the_demo_has_no_hazard_dice(tmp_path):
 
 
 @pytest.mark.bench
-def test_bench_live_reports_latency_and_idle_cpu(capsys):
+@pytest.mark.parametrize("mode", [[], ["--mode", "namaste"]], ids=["default", "namaste"])
+def test_bench_live_reports_latency_and_idle_cpu(capsys, mode):
     import json
 
     from controller.cli import main
 
     assert main(["bench", "live", "--throws", "2", "--settle", "0.3", "--idle", "1",
-                 "--json"]) == 0
+                 "--json", *mode]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert 0 < figures["settled_to_stream_ms"]["median"] < figures["rest_to_stream_ms"]["median"]
     assert figures["rest_to_stream_ms"]["median"] >= 300  # the still window comes first
@@ -119,7 +122,8 @@ def test_guided_calibration_on_the_demo_table_then_activate_and_roll_back(tmp_pa
         locked = {"ExposureTime": 8000, "AnalogueGain": 1.5, "ColourGains": [1.9, 1.6]}
         rig.source.controls = locked
         calibrator.learn()
-        assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 60)
+        # Learning took over 60 s with both cores loaded (load average 15-20 on 2 cores).
+        assert wait_for(lambda: calibrator.progress()["state"] in ("done", "failed"), 600)
         progress = calibrator.progress()
         assert progress["state"] == "done", progress["message"]
         assert progress["report"]["accuracy"] >= 0.9
@@ -249,3 +253,13 @@ def test_felt_corners_set_by_hand_place_the_dice_without_markers(tmp_path):
     config_file.write_text(bad)
     with pytest.raises(ConfigError, match="four corners of a convex felt"):
         start_camera(load_config(config_file), table, live)
+
+
+def test_bench_live_of_a_mode_the_demo_cannot_throw():
+    from controller.cli import main
+    from controller.cli.camera import demo_modes
+
+    assert {"fortunes-winds", "namaste"} <= set(demo_modes())
+    with pytest.raises(SystemExit, match="cannot throw Hazard's dice; modes it throws: "
+                                         "fortunes-winds, namaste"):
+        main(["bench", "live", "--mode", "hazard", "--throws", "1", "--idle", "0"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from controller.games import find_game, games
 from controller.games.base import Engine, RoundEnded, State
 from controller.games.play import random_play
 from controller.modes import Mode, find_mode, modes, resolve_ref, result_words, with_part
+from controller.odds import table_text
 from controller.simulate import simulate
 
 MODES = sorted(modes())
@@ -67,7 +69,7 @@ def test_the_record(name):
     state = mode.engine.new_state({})
     assert isinstance(state, State)
     for ref in (mode.odds_ref, mode.odds_text_ref, mode.simulate_ref, mode.advise_ref,
-                mode.advice_text_ref):
+                mode.advice_text_ref, *mode.printables.values()):
         if ref:
             assert callable(resolve_ref(ref)), ref
     assert bool(mode.odds_ref) == bool(mode.odds_text_ref), "odds and their text go together"
@@ -128,9 +130,20 @@ def test_rounds_end_with_a_result_the_mode_has_words_for(name):
 def test_the_odds_report(name):
     mode = find_mode(name)
     report = mode.odds()
-    assert report["title"] and report["bets"]
+    # Bets against the house, or (a mode without bets) tables of what its odds are.
+    assert report["title"] and (report["bets"] or report["tables"])
     for bet in report["bets"]:
         assert bet["id"] and 0 <= bet["probability"] <= 1, bet
+    for tab in report.get("tables", ()):
+        assert report["summary"] and tab["title"] and tab["rows"]
+        for row in tab["rows"]:
+            assert len(row["cells"]) == len(tab["columns"]), row
+            for cell in row["cells"]:
+                if isinstance(cell, dict):  # a probability: exact, and the same as a float
+                    assert 0 <= cell["p"] <= 1 and float(Fraction(cell["exact"])) == cell["p"]
+                else:
+                    assert cell is None or isinstance(cell, int | str), cell
+        assert len(table_text(tab)) == len(tab["rows"]) + 2
     lines = mode.odds_text(report)
     assert lines and all(isinstance(line, str) for line in lines)
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from controller.cli import main
-from controller.cli.namaste_sheet import PAGE_H, PAGE_W, PITCH, layout
 from controller.games.namaste import CIRCLES, LINE
+from controller.printables.namaste_sheet import PAGE_H, PAGE_W, PITCH, layout
 
 
 def test_the_sheet_has_every_circle_and_space_and_nothing_overlaps():

@@ -11,7 +11,6 @@ from itertools import combinations, product
 
 import pytest
 
-from controller.advisor import advise, advise_state, choose
 from controller.cli import main
 from controller.errors import IllegalCommand
 from controller.games import apply
@@ -20,6 +19,7 @@ from controller.games.fortunes_winds import DICE, combination_of
 from controller.odds import fortunes_winds as fw
 from controller.odds import hazard as hz
 from controller.odds import odds
+from controller.odds.fortunes_winds_advisor import advise, advise_state, choose
 
 NAMES = [d.name for d in DICE]
 LISTED = {"fortunes-and-winds": 4, "ladys-breath": 4, "empty-winds": 2,
@@ -246,12 +246,43 @@ def test_cli_odds_json(capsys):
     assert json.loads(capsys.readouterr().out)["bets"][0]["id"] == "caster-wins:5"
 
 
+def test_cli_odds_of_modes_without_bets(capsys):
+    # Risque: no bets; the chance of reaching 10 by pool and Mises, exact.
+    assert main(["odds", "risque", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["bets"] == [] and "no bets and no house" in report["summary"]
+    (tab,) = report["tables"]
+    three = tab["rows"][2]
+    assert three["label"] == 3 and three["cells"][:4] == [
+        {"exact": "5/8", "p": 0.625}, {"exact": "1/6", "p": 1 / 6}, {"exact": "0/1", "p": 0.0},
+        None]
+    assert three["cells"][-1] == 0 and tab["rows"][5]["cells"][-1] == 2  # best Mises
+    # Namaste: the distribution of totals one roll lets a player enter.
+    assert main(["odds", "namaste", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (tab,) = report["tables"]
+    seven = next(r for r in tab["rows"] if r["label"] == "7")
+    assert seven["cells"][1] == {"exact": "1/6", "p": 1 / 6}  # the others, one white die
+    assert [r["label"] for r in tab["rows"]][-1] == "28"  # 3 white + turquoise, all 7s
+    assert main(["odds", "namaste"]) == 0
+    assert "1 white, active" in capsys.readouterr().out
+
+
 def test_cli_odds_reads_the_house_pays(tmp_path, capsys):
     config = tmp_path / "feltbank.toml"
     config.write_text('[games.fortunes-winds]\ndaikoku_for_pays = "1:1"\n', encoding="utf-8")
     assert main(["odds", "fortunes-winds", "--json", "--config", str(config)]) == 0
     bets = {b["id"]: b for b in json.loads(capsys.readouterr().out)["bets"]}
     assert bets["daikoku-for"]["pays"] == "1:1"
+
+
+def test_cli_advice_of_a_mode_without_an_advisor(capsys):
+    # Any mode may be asked; one without an advisor says so and names the modes with one.
+    assert main(["advise", "hazard", "--roll", "3 4", "--roll-number", "1"]) == 1
+    assert "Hazard has no advisor; modes with one: fortunes-winds" in capsys.readouterr().err
+    assert main(["advise", "fortunes-winds", "--roll", "NORTH EAST FIRE BIRD VOID",
+                 "--roll-number", "4"]) == 1
+    assert "the roll number is 1, 2 or 3, not 4" in capsys.readouterr().err
 
 
 def test_cli_tables_and_advice(capsys):
@@ -329,9 +360,9 @@ def test_the_odds_price_every_outcome_as_the_engine_settles_it(house):
 
 def test_the_advice_at_the_table_after_a_set_aside_on_the_first_roll():
     """advise_state after the seed's first roll and its set-aside (a dashboard hint)."""
-    from controller.advisor import advise_state
     from controller.games import apply
     from controller.games.base import Command
+    from controller.odds.fortunes_winds_advisor import advise_state
 
     state = None
     for cmd in [Command("open", {"mode": "fortunes-winds"}), Command("join", {"player": "G"}),

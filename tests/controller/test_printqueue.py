@@ -88,9 +88,29 @@ def test_payouts_print_after_the_bet_slips_in_order(table):
     while spooler.print_next():
         pass
     kinds = [r.kind for r in table.queue.list()]
-    assert kinds == ["bet-slip", "bet-slip", "payout-slip"]
-    assert len(slip_ids(device.output)) == 3
+    assert kinds == ["bet-slip", "bet-slip", "payout-slip", "round-slip"]
+    assert len(slip_ids(device.output)) == 4
     assert table.queue.waiting() == [] and spooler.status.ok
+    # The end slip: the round's result in the mode's words, who cast, the main.
+    assert b"the caster wins" in device.output and re.search(rb"Held by +P1", device.output)
+    assert re.search(rb"main +7", device.output)
+
+
+def test_the_end_slips_follow_the_setting_and_the_mode(tmp_path):
+    from controller.printqueue import slips_for
+
+    path = tmp_path / "journal.sqlite3"
+    table = Table(Journal(path))
+    queue = PrintQueue(path, "Fortune Smiles", slips=["bet", "payout"], mode_of=lambda: "hazard")
+    queue.attach(table)
+    for cmd in seated_table("hazard", players=2, coins=100):
+        table.submit(cmd)
+    table.submit(Command("call-main", {"main": 7}))
+    outcome = table.submit(Command("throw", {"dice": [3, 4]}))
+    assert queue.list() == []  # no bets, and the table prints no end slips
+    assert [k for k, _ in slips_for(outcome.events, outcome.seq, ["round"], "hazard")] == [
+        "round-slip"]
+    assert slips_for(outcome.events, outcome.seq, ["round"], "") == []  # no mode: none
 
 
 @pytest.mark.parametrize("fault", ["offline", "timeout", "mid-receipt"])

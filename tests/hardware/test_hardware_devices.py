@@ -52,7 +52,7 @@ def rig(tmp_path):
     config_file.write_text('[table]\nname = "Fortune Smiles"\n[gpio]\nhold_seconds = 1.0\n'
                            'bounce_ms = 0\n[live]\nconfirm = "banker"\n')
     root = Feltbank(load_config(config_file), camera=False, pin_factory=factory,
-                    printer=printer, table=table)
+                    printer=printer, table=table).start()
     devices = root.devices
     devices.spooler.retry_first = 0.05
     yield table, devices, factory, device

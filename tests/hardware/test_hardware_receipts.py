@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import gettext
+import itertools
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
 from escpos.printer import Dummy
 
+from app.devices import receipt_catalogs
+from controller.games.play import random_play
+from controller.modes import find_mode, modes
+from controller.printqueue import slips_for
+from hardware import receipts
 from hardware.errors import PrinterError
 from hardware.printer import PrinterConfig, ReceiptPrinter
 from hardware.receipts import COLUMNS, TEMPLATES, draw, kinds, render
@@ -31,6 +42,10 @@ SAMPLES = {
                                               {"player": "Ujikeme", "net": 1}],
                      "house": -9, "time": "2026-11-21 23:59:00"},
     "test": {"table": "Fortune Smiles", "paper_mm": 80, "time": "2026-11-21 18:00:00"},
+    "round-slip": {"table": "Fortune Smiles", "slip": "S61-4", "game": "Hazard",
+                   "result": "caster-wins", "words": "the caster wins", "holder": "Sanzo",
+                   "details": {"main": 7, "chance": 10, "throws": [[3, 4]]},
+                   "time": "2026-11-21 21:07:00"},
 }
 
 
@@ -90,16 +105,16 @@ def test_a_missing_field_or_layout_is_an_error():
 
 
 def test_a_mode_may_bring_its_own_layout(tmp_path, monkeypatch):
-    from hardware import receipts
-
     (tmp_path / "hazard").mkdir()
     (tmp_path / "bet-slip.txt").write_text("shared {{ player }}\n")
     (tmp_path / "hazard" / "bet-slip.txt").write_text("hazard {{ player }}\n")
     monkeypatch.setattr(receipts, "TEMPLATES", tmp_path)
-    monkeypatch.setattr(receipts._env, "loader", __import__("jinja2").FileSystemLoader(
-        str(tmp_path)))
-    assert b"hazard Ann" in render("bet-slip", {"player": "Ann"}, mode="hazard")
-    assert b"shared Ann" in render("bet-slip", {"player": "Ann"}, mode="fortunes-winds")
+    receipts.environment.cache_clear()
+    try:
+        assert b"hazard Ann" in render("bet-slip", {"player": "Ann"}, mode="hazard")
+        assert b"shared Ann" in render("bet-slip", {"player": "Ann"}, mode="fortunes-winds")
+    finally:
+        receipts.environment.cache_clear()
 
 
 def test_file_printer_writes_one_file_per_receipt(tmp_path):
@@ -125,6 +140,10 @@ def test_file_printer_that_cannot_write(tmp_path):
     ({"connection": "network"}, "needs host"),
     ({"connection": "parallel"}, "one of file, usb, serial, network"),
     ({"connection": "file", "folder": "x", "paper_mm": 70}, "58 or 80"),
+    ({"connection": "file", "folder": "x", "language": "de"}, "in en, fr, not 'de'"),
+    ({"connection": "file", "folder": "x", "language": "fr"}, "no fr receipts catalog"),
+    ({"connection": "file", "folder": "x", "language": "fr", "catalogs": "/nowhere"},
+     "expected /nowhere/fr/LC_MESSAGES/receipts.mo"),
 ])
 def test_bad_printer_config(config, match):
     with pytest.raises(ValueError, match=match):
@@ -181,6 +200,159 @@ def test_each_modes_layouts_draw_the_shared_sample(paper):
     from controller.modes import modes
 
     for name, mode in modes().items():
-        for kind in mode.receipts:
+        for kind in set(mode.receipts) - {"round-slip"}:  # drawn from real play below
             text = render(kind, SAMPLES[kind], paper_mm=paper, mode=name)
             assert SAMPLES[kind]["table"].encode() in text, (name, kind)
+
+
+# -- the end slip of every mode, from its own seeded play ----------------------------------------
+
+STEPS = 2500
+
+
+def each_mode():
+    return list(modes())
+
+
+@cache
+def end_slips(name: str) -> dict[str, dict]:
+    """One end slip for each way seeded play of mode `name` ends a round, by result, with the
+    data the print queue gives it."""
+    found: dict[str, dict] = {}
+    for seq, step in enumerate(itertools.islice(random_play(name, seed=5), STEPS), start=1):
+        for kind, data in slips_for(step.events or (), seq, ["round"], name):
+            assert kind == "round-slip"
+            found.setdefault(data["result"], {"table": "Fortune Smiles",
+                                              "time": "2026-11-23 12:00:00", **data})
+    return found
+
+
+@pytest.mark.parametrize("name", each_mode())
+def test_every_mode_prints_an_end_slip(name):
+    mode = find_mode(name)
+    slips = end_slips(name)
+    assert slips, f"{STEPS} steps of {name} printed no end slip"
+    assert set(slips) <= set(mode.result_words)
+    if mode.slip_results is not None:
+        assert set(slips) <= set(mode.slip_results)
+    for result, data in slips.items():
+        for paper, width in COLUMNS.items():
+            lines = visible_lines(render("round-slip", data, paper_mm=paper, mode=name))
+            text = "\n".join(lines)
+            assert data["slip"] in text and data["game"] in text
+            # Result words are wrapped, never cut at the paper's edge.
+            assert " ".join(text.split()).count(" ".join(mode.result_words[result].split()))
+            assert max(len(line) for line in lines if "\x1b" not in line) <= width
+
+
+def plain(data: bytes) -> str:
+    """The words of a receipt on one line (wrapping and the gaps of @pair lines dropped)."""
+    return " ".join(" ".join(visible_lines(data)).split())
+
+
+def test_the_end_slips_say_what_each_mode_ended_with():
+    # Rochi: the winner, the suit's pot, the penalties.
+    cut = end_slips("rochi")["cut-owner-wins"]
+    text = plain(render("round-slip", cut, mode="rochi"))
+    assert f"Winner {cut['details']['winner']}" in text
+    assert f"Pot taken {cut['details']['pot']}" in text
+    for row in cut["details"]["penalties"]:
+        assert f"{row['player']} ({row['shields']} shields) {row['paid']}" in text
+    # Namaste: one final score slip with every player's points, not one a turn.
+    assert set(end_slips("namaste")) == {"game-over"}
+    over = end_slips("namaste")["game-over"]
+    text = plain(render("round-slip", over, mode="namaste"))
+    assert "FINAL SCORES" in text
+    for n, row in enumerate(over["details"]["standings"], start=1):
+        assert f"{n}. {row['player']} {row['points']} points" in text
+    # Risque: who has the Privilege (or the Narrator), each character's score and Mises.
+    for result, ended in end_slips("risque").items():
+        text = plain(render("round-slip", ended, mode="risque"))
+        assert find_mode("risque").result_words[result] in text
+        for character, score in ended["details"]["scores"].items():
+            assert f"{character} {score} Mises {ended['details']['mises'][character]}" in text
+
+
+# -- receipts in French ----------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+PO = Path(receipt_catalogs()) / "fr" / "LC_MESSAGES" / "receipts.po"
+
+
+def layout_words() -> set[str]:
+    """Every word the layouts and hardware/ mark for the receipts catalog."""
+    words = set()
+    for _f, _l, message, _c, _x in extract_from_dir(
+            str(ROOT), [("hardware/**.py", "python"), ("hardware/templates/**.txt", "jinja2")],
+            keywords={"_": None, "N_": None}, comment_tags=(),
+            options_map={"hardware/templates/**.txt": {"extensions": "jinja2.ext.i18n"}}):
+        words.add(message)
+    return words
+
+
+def test_every_receipt_word_has_french():
+    with PO.open("rb") as f:
+        catalog = read_po(f)
+    words = layout_words()
+    assert {"BET SLIP", "Stake", "FINAL SCORES", "*** COPY ***"} <= words  # found
+    words |= {w for mode in modes().values() for w in mode.result_words.values()}
+    missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string))
+    assert missing == [], f"{len(missing)} receipt words have no French in {PO}"
+    with PO.with_suffix(".mo").open("rb") as f:
+        compiled = {m.id: m.string for m in read_mo(f) if m.id}
+    assert compiled == {m.id: m.string for m in catalog if m.id}, \
+        "receipts.mo is not receipts.po compiled: pybabel compile -D receipts -d web/translations"
+
+
+class Missing(gettext.NullTranslations):
+    """The catalog's fallback: notes each word the French catalog did not have."""
+
+    def __init__(self):
+        super().__init__()
+        self.words: set[str] = set()
+
+    def gettext(self, message):
+        self.words.add(message)
+        return message
+
+
+@pytest.fixture
+def french(monkeypatch):
+    """Receipts drawn in French, noting every word printed without its French."""
+    with (PO.with_suffix(".mo")).open("rb") as f:
+        words = gettext.GNUTranslations(f)
+    missing = Missing()
+    words.add_fallback(missing)
+    monkeypatch.setattr(receipts, "translations", lambda language="en", catalogs="": words)
+    receipts.environment.cache_clear()
+    yield missing
+    receipts.environment.cache_clear()
+
+
+@pytest.mark.parametrize("name", each_mode())
+def test_every_end_slip_prints_in_french(name, french):
+    for data in end_slips(name).values():
+        text = plain(render("round-slip", data, mode=name, language="fr"))
+        assert "Ticket" in text and "Heure" in text
+    assert french.words == set(), f"{name}'s end slips print these words in English"
+
+
+def test_every_layout_prints_in_french(french):
+    for name, mode in {"": None, **modes()}.items():
+        for kind, sample in SAMPLES.items():
+            if mode is not None and kind not in mode.receipts or kind == "round-slip" and name:
+                continue
+            for copy in (False, True):
+                render(kind, {**sample, "lord_moon": 2, "multiplier": 3, "corrections": 1,
+                              "chain": "ab12"}, mode=name or None, language="fr", copy=copy)
+    assert french.words == set()
+
+
+def test_a_french_printer_prints_french():
+    printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer", language="fr",
+                                           catalogs=receipt_catalogs()), device=Dummy())
+    text = plain(printer.render("payout-slip", SAMPLES["payout-slip"], copy=True))
+    assert "*** COPIE *** Fortune Smiles PAIEMENT" in text
+    assert "Joueur Sanzo" in text and "Résultat gagné" in text and "Payé 10" in text
+    english = plain(render("payout-slip", SAMPLES["payout-slip"]))
+    assert "PAYOUT" in english and "Result won" in english and "PAIEMENT" not in english

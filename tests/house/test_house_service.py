@@ -191,7 +191,6 @@ def test_the_running_table_ships_when_pointed_at_the_house(house, house_proc, tm
         f'[house]\nurl = "{house_proc.url}"\ntable = "t1"\ntoken = "{token}"\n'
         f'ca = "{house_proc.ca}"\n')
     with Feltbank(load_config(config_file), camera=False) as root:
-        root.start()
         root.table.submit(Command("join", {"player": "Ann"}, "j1"))
         seq = root.table.submit(Command("buy-in", {"player": "Ann", "amount": 30}, "b1")).seq
         assert root.shipper.wait_for(seq, timeout=30)

@@ -117,6 +117,13 @@ def test_money_page_players_statements_house_chart_and_odds(client, banker):
     assert re.search(r">[^<]*caster-(wins|loses):", html) is None and "Worst edge" not in html
     assert "caster wins · main 5" in html
     assert "bets at true odds (no house edge)" in html
+    # Modes without bets show what their odds are: Risque's chance of reaching 10 by pool
+    # and Mises, Namaste's totals.
+    risque = re.search(r'<table class="grid odds odds-table" data-game="risque">.*?</table>',
+                       html, re.S).group(0)
+    assert "Chance of reaching 10 with a pool of dice after the Mises" in risque
+    assert re.search(r'<th scope="row">3</th><td class="num" title="5/8">62.50%</td>', risque)
+    assert 'data-game="namaste"' in html and "Risque has no bets and no house" in html
 
 
 def test_journal_filter_and_exports(client, banker, table):

@@ -45,7 +45,7 @@ def _advice(state) -> dict | None:
     if not state.roll:
         return None
     try:
-        from controller.advisor import advise_state
+        from controller.odds.fortunes_winds_advisor import advise_state
     except ImportError:
         return None
     try:

@@ -1,5 +1,7 @@
 """`feltbank print namaste-sheet`: a Namaste score pad page (A4 PDF), in English or French.
 
+Namaste's printable, named in its record (`Mode.printables`).
+
 The sheet is drawn from the rules core's own sheet (`controller.games.namaste`: the 25
 circles, the lines and their spaces), so the paper and the dashboard number the same circles.
 `layout()` is the geometry alone (what the tests check); `write_sheet_pdf()` draws it.
@@ -149,3 +151,9 @@ def write_sheet_pdf(out: Path, lang: str = "en", pages: int = 1) -> int:
         pdf.text(20, 279, words["truth"])
     pdf.output(str(out))
     return len(shapes)
+
+
+def print_sheet(out: Path, lang: str = "en", pages: int = 1) -> str:
+    """`feltbank print namaste-sheet`: write the sheets; what was written, in words."""
+    write_sheet_pdf(out, lang, pages)
+    return f"{out}: {pages} Namaste score sheet{'s' * (pages != 1)} ({lang})"
