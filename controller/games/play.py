@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from controller import games
 from controller.errors import IllegalCommand
 from controller.games.base import Command, Event, State
+from controller.settings import Name
 
 
 def seated_table(mode: str, players: int = 4, coins: int = 10_000) -> list[Command]:
@@ -94,4 +95,5 @@ def to_a_throw(mode: str, players: int = 2, coins: int = 1000, seed: int = 1,
         except IllegalCommand:
             continue
         cmds.append(cmd)
-    raise IllegalCommand(f"{engine.title}: no throw after {limit} seeded commands")
+    raise IllegalCommand("%(game)s: no throw after %(limit)s seeded commands",
+                         game=Name(engine.title), limit=limit)
