@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from controller.errors import ConfigError, IllegalCommand, Words
+from controller.games.limits import limits
 from controller.games.observation import Reading
 from controller.ledger import (
     BANK,
@@ -284,6 +285,23 @@ class Engine:
         if amount > held:
             raise IllegalCommand("%(player)s holds %(held)s coins; a %(what)s of %(amount)s is "
                                  "more", player=Name(player), held=held, what=what, amount=amount)
+
+    @staticmethod
+    def check_on_spot(state: State, player: str, spot: str, spot_id: str, kind: str,
+                      amount: int, what: str) -> None:
+        """Refuse `amount` more on `player`'s `spot` (shown as `spot_id`) when the spot would
+        hold more or less than the limits of `kind` (`limits.limits`), or more than his coins."""
+        lo, hi = limits(state.settings, kind)
+        on_spot = state.ledger.balance(bet_account(player, spot))
+        if not lo <= on_spot + amount <= hi:
+            raise IllegalCommand("%(player)s would have %(total)s on %(spot)s (%(on_spot)s "
+                                 "already on it); the table takes %(lo)s to %(hi)s on a %(bet)s",
+                                 player=Name(player), total=on_spot + amount, spot=Name(spot_id),
+                                 on_spot=on_spot, lo=lo, hi=hi, bet=what)
+        held = state.ledger.balance(player_account(player))
+        if amount > held:
+            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
+                                 "more", player=Name(player), held=held, bet=what, amount=amount)
 
     @staticmethod
     def stake(player: str, spot: str, amount: int) -> Entry:

@@ -45,7 +45,6 @@ from controller.games.base import (
 )
 from controller.games.observation import Observation, Reading
 from controller.games.roche_deck import DECK_FILES, ROCHE, Card, Deck, load_deck
-from controller.ledger import bet_account, player_account
 from controller.modes import Mode
 from controller.odds.roche import bet_chance, default_pays, edge
 from controller.settings import N_, Name, Setting, phrase
@@ -303,17 +302,7 @@ class Roche(Engine):
                                  "multiple of %(unit)s coins, not %(amount)s", bet=name,
                                  spot=bet.id, pays=str(pays_of(state.settings, bet)), unit=unit,
                                  amount=amount)
-        lo, hi = limits.limits(state.settings, bet.kind)
-        on_spot = state.ledger.balance(bet_account(player, bet.spot))
-        if not lo <= on_spot + amount <= hi:
-            raise IllegalCommand("%(player)s would have %(total)s on %(spot)s (%(on_spot)s "
-                                 "already on it); the table takes %(lo)s to %(hi)s on a %(bet)s",
-                                 player=player, total=on_spot + amount, spot=bet.id,
-                                 on_spot=on_spot, lo=lo, hi=hi, bet=name)
-        held = state.ledger.balance(player_account(player))
-        if amount > held:
-            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
-                                 "more", player=player, held=held, bet=name, amount=amount)
+        self.check_on_spot(state, player, bet.spot, bet.id, bet.kind, amount, name)
         event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
                                      "pays": str(pays_of(state.settings, bet))},
                       (self.stake(player, bet.spot, amount),))

@@ -369,17 +369,7 @@ class HouseRugen(RugenEngine):
             raise IllegalCommand("a %(bet)s on %(number)s is a multiple of %(unit)s coins, not "
                                  "%(amount)s", bet=name, number=bet.number, unit=unit,
                                  amount=amount)
-        lo, hi = limits.limits(state.settings, bet.kind)
-        on_spot = state.ledger.balance(bet_account(player, bet.spot))
-        if not lo <= on_spot + amount <= hi:
-            raise IllegalCommand("%(player)s would have %(total)s on %(spot)s (%(on_spot)s "
-                                 "already on it); the table takes %(lo)s to %(hi)s on a %(bet)s",
-                                 player=player, total=on_spot + amount, spot=bet.id,
-                                 on_spot=on_spot, lo=lo, hi=hi, bet=name)
-        held = state.ledger.balance(player_account(player))
-        if amount > held:
-            raise IllegalCommand("%(player)s holds %(held)s coins; a %(bet)s of %(amount)s is "
-                                 "more", player=player, held=held, bet=name, amount=amount)
+        self.check_on_spot(state, player, bet.spot, bet.id, bet.kind, amount, name)
         day, night = (str(house_pays(state.settings, bet, h)) for h in HALVES)
         event = Event("bet-placed", {"player": player, "bet": bet.id, "amount": amount,
                                      "pays": day if day == night else f"{day} Day, {night} Night"},
