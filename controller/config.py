@@ -150,7 +150,7 @@ DEVICE_SETTINGS = (
     _pin("pins.reading", 19, "GPIO of the reading LED"),
     _pin("pins.needs_banker", 26, "GPIO of the needs-the-banker LED"),
     _pin("pins.win", 12, "GPIO of the win LED"),
-    _pin("pins.loss", 16, "GPIO of the loss / Lord Moon LED"),
+    _pin("pins.loss", 16, "GPIO of the loss LED (also lit for a mode's own bad outcome)"),
     _pin("pins.fault", 20, "GPIO of the fault LED (camera or printer)"),
     Setting("pins.rgb", [12, 13, 19], "GPIOs of the RGB LED (red, green, blue) in rgb mode",
             check=_pins, accepts="a list of three GPIO numbers"),
