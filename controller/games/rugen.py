@@ -871,34 +871,17 @@ class CapitalRugen(RugenEngine):
 
 RESULT_WORDS = {"broken": "the chain is broken"}
 
-HOUSE_MODE = Mode(
-    engine=HouseRugen(),
-    odds_ref="controller.odds.rugen:house_report",
-    odds_text_ref="controller.odds.rugen:odds_text",
-    simulate_ref="controller.odds.rugen:simulate_house",
-    page_ref="web.modes.rugen:HOUSE_PAGE",
-    equipment=EQUIPMENT,
-    result_words=RESULT_WORDS,
-)
 
-STREET_MODE = Mode(
-    engine=StreetRugen(),
-    odds_ref="controller.odds.rugen:street_report",
-    odds_text_ref="controller.odds.rugen:odds_text",
-    simulate_ref="controller.odds.rugen:simulate_street",
-    page_ref="web.modes.rugen:STREET_PAGE",
-    equipment=EQUIPMENT,
-    result_words=RESULT_WORDS,
-    receipts=("bet-slip",),
-)
+def _mode(engine: RugenEngine, part: str, **extra: Any) -> Mode:
+    """A Rugen mode's record: its odds, simulation and page are the `part` ones of the
+    family's modules (controller.odds.rugen, web.modes.rugen); one die, one result."""
+    return Mode(engine=engine, odds_ref=f"controller.odds.rugen:{part}_report",
+                odds_text_ref="controller.odds.rugen:odds_text",
+                simulate_ref=f"controller.odds.rugen:simulate_{part}",
+                page_ref=f"web.modes.rugen:{part.upper()}_PAGE", equipment=EQUIPMENT,
+                result_words=RESULT_WORDS, **extra)
 
-CAPITAL_MODE = Mode(
-    engine=CapitalRugen(),
-    odds_ref="controller.odds.rugen:capital_report",
-    odds_text_ref="controller.odds.rugen:odds_text",
-    simulate_ref="controller.odds.rugen:simulate_capital",
-    page_ref="web.modes.rugen:CAPITAL_PAGE",
-    equipment=EQUIPMENT,
-    result_words=RESULT_WORDS,
-    receipts=("bet-slip",),
-)
+
+HOUSE_MODE = _mode(HouseRugen(), "house")
+STREET_MODE = _mode(StreetRugen(), "street", receipts=("bet-slip",))
+CAPITAL_MODE = _mode(CapitalRugen(), "capital", receipts=("bet-slip",))
