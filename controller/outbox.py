@@ -66,25 +66,35 @@ class HouseClient:
             self.base + path, data=data, method=method,
             headers={"Authorization": f"Bearer {self._token}", "Accept": "application/json",
                      **({"Content-Type": "application/json"} if data is not None else {})})
+        # The failure is built inside the except clauses and raised after them, so that
+        # neither it nor this frame keeps the caught exception: its traceback holds the
+        # response and its socket, which must close when it goes, not at a later garbage
+        # collection (an unclosed TLS socket, and a ResourceWarning, otherwise).
         try:
             with urllib.request.urlopen(request, timeout=self.timeout,
                                         context=self.context) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
-            try:
-                answer = json.loads(exc.read())
-            except (ValueError, OSError):
-                answer = {}
-            message = answer.get("error") or f"HTTP {exc.code} {exc.reason}"
-            if exc.code >= 500:
-                raise HouseUnreachable(f"the house at {self.base} failed: {message}") from None
-            raise HouseRefused(f"the house refused: {message}", exc.code,
-                               answer.get("seq")) from None
+            with exc:  # the error is the house's answer: read it, then close its socket
+                failure = self._refusal(exc)
         except (OSError, ValueError) as exc:
             # URLError, refused connections, timeouts, TLS failures, a cut mid-answer.
-            reason = getattr(exc, "reason", exc)
-            raise HouseUnreachable(f"the house at {self.base} cannot be reached: "
-                                   f"{reason}") from None
+            failure = HouseUnreachable(f"the house at {self.base} cannot be reached: "
+                                       f"{getattr(exc, 'reason', exc)}")
+        raise failure
+
+    def _refusal(self, answer: urllib.error.HTTPError) -> FeltbankError:
+        """The house's "no" (4xx: a refusal with its reason) or its failure (5xx)."""
+        try:
+            body = json.loads(answer.read())
+        except (ValueError, OSError):
+            body = {}
+        message = (body.get("error") if isinstance(body, dict) else None) \
+            or f"HTTP {answer.code} {answer.reason}"
+        if answer.code >= 500:
+            return HouseUnreachable(f"the house at {self.base} failed: {message}")
+        return HouseRefused(f"the house refused: {message}", answer.code,
+                            body.get("seq") if isinstance(body, dict) else None)
 
     def head(self) -> dict:
         """{"head_seq", "head"}: the last entry the house holds of this table."""
