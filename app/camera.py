@@ -232,16 +232,43 @@ def table_geometry(config: Config, zones: dict):
 
 
 def calibrator_for(config: Config, rig: CameraRig):
-    """The dashboard's guided calibration on this table's camera (the demo lays the dice)."""
-    from vision.calibrator import Calibrator
+    """The dashboard's guided calibration on this table's camera (the demo lays the dice or
+    cards asked for): a deck card by card for a card mode, a numeral die set face by face
+    (vision.calibrator_kinds), else the labelled dice (vision.calibrator). A learned deck or
+    die set is activated into profiles/EQUIPMENT/, where the running table reads it."""
+    import equipment
+    from controller.modes import find_mode
 
     def frame():
         last = rig.loop.last_frame
         return None if last is None else last.image
 
+    show = rig.show if rig.demo is not None else None
+    name = find_mode(config["table.mode"]).equipment
+    data = equipment.load(name) if name else {}
+    store = config.data_dir / "calibrations" / (name or "none")
+    kinds = {"active_dir": profile_store(config) / name,
+             "on_activate": rig.use_profile}
+    if data.get("kind") == "deck":
+        from vision.calibrator_kinds import DeckCalibrator
+
+        return DeckCalibrator(store, config.data_dir / "captures-cards", frame, show=show,
+                              **kinds)
+    from vision.numerals import EQUIPMENT as NUMERAL_DICE
+
+    if name == NUMERAL_DICE.stem:  # the dice the numeral reader reads (Namaste)
+        from vision.calibrator_kinds import NumeralCalibrator
+
+        def show_die(label: str) -> None:  # "white 1/7": the demo's WHITE-1-7
+            colour, face = label.split(" ", 1)
+            show(f"{colour.upper()}-{face.replace('/', '-')}")
+
+        return NumeralCalibrator(store, config.data_dir / "captures-numerals", frame,
+                                 show=show_die if show else None, **kinds)
+    from vision.calibrator import Calibrator
+
     return Calibrator(profile_store(config), config.data_dir / "captures", frame,
-                      show=rig.show if rig.demo is not None else None,
-                      on_activate=rig.use_profile,
+                      show=show, on_activate=rig.use_profile,
                       controls=lambda: getattr(rig.source, "controls", None),
                       on_corners=rig.set_corners)
 

@@ -154,6 +154,24 @@ def activate_version(store: Path, name: str, kind: str) -> None:
     profiles._write_active(store, {"active": name, "history": hist})
 
 
+def publish(version: Path, active_dir: Path) -> Path:
+    """Copy a version's files into `active_dir`, where the running table's reader reads the
+    table's own model (app.readers: DIR/cards-model.npz, DIR/numerals.json), file by file
+    through a temporary file and a rename: the folder always holds a whole model."""
+    active_dir = Path(active_dir)
+    active_dir.mkdir(parents=True, exist_ok=True)
+    for f in sorted(Path(version).iterdir()):
+        if not f.is_file():
+            continue
+        fd, tmp = tempfile.mkstemp(prefix=".publish-", dir=active_dir)
+        os.close(fd)
+        profiles._write_file(Path(tmp), f.read_bytes())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, active_dir / f.name)
+    profiles._fsync_dir(active_dir)
+    return active_dir
+
+
 def rollback_version(store: Path, kind: str) -> str:
     """Re-activate the version active before the current one (it must load); its name."""
     store = Path(store)
@@ -256,8 +274,12 @@ class GuidedCalibrator:
     def __init__(self, store: str | os.PathLike, captures: str | os.PathLike,
                  frame: Callable[[], np.ndarray | None], *,
                  show: Callable[[str], None] | None = None,
-                 on_activate: Callable[[Path], None] | None = None):
+                 on_activate: Callable[[Path], None] | None = None,
+                 active_dir: str | os.PathLike | None = None):
         self.store = Path(store)
+        #: Where the active version's files are copied for the running table to read (it
+        #: reads them again when it restarts); None: the store's version folder is handed on.
+        self.active_dir = None if active_dir is None else Path(active_dir)
         self.captures = Path(captures)
         self.frame = frame
         #: The demo table lays the card or die asked for; a real table has the banker do it.
@@ -418,21 +440,28 @@ class GuidedCalibrator:
         return {"active": active.get("active"), "versions": profiles._versions(self.store)}
 
     def activate(self, version: str) -> None:
+        """Make `version` the active one; the running table reads with it from the next
+        frame on. ValueError (nothing changed) when it does not load."""
         try:
             activate_version(self.store, version, self.kind)
         except VisionError as exc:
             raise ValueError(str(exc)) from None
-        if self.on_activate is not None:
-            self.on_activate(self.store)
+        self._hand_on(version)
 
     def rollback(self) -> str:
         try:
             name = rollback_version(self.store, self.kind)
         except VisionError as exc:
             raise ValueError(str(exc)) from None
-        if self.on_activate is not None:
-            self.on_activate(self.store)
+        self._hand_on(name)
         return name
+
+    def _hand_on(self, version: str) -> None:
+        folder = self.store / version
+        if self.active_dir is not None:
+            folder = publish(folder, self.active_dir)
+        if self.on_activate is not None:
+            self.on_activate(folder)
 
     def active_model(self):  # noqa: ANN201
         """The active version's model, or None (none yet, or it does not load)."""
@@ -626,11 +655,6 @@ NUMERAL_ADVICE = {
 }
 
 
-def store_of(data_dir: Path, kind: str) -> Path:
-    """Where the dashboard's calibrations of `kind` go in a table's data folder."""
-    return Path(data_dir) / f"profiles-{kind}"
-
-
 __all__ = ["DECKS", "BadDeck", "CaptureRefused", "DeckCalibrator", "GuidedCalibrator",
            "NumeralCalibrator", "activate_version", "card_words", "load_version",
-           "roche_name", "rollback_version", "save_version", "store_of"]
+           "publish", "roche_name", "rollback_version", "save_version"]

@@ -20,6 +20,18 @@ object with these methods; without one the page says how to calibrate from the c
                                           image px clockwise from the top-left; [] for the
                                           corner markers
 
+A deck or a numeral die set (vision.calibrator_kinds: one capture per card or face, guided
+card by card) has besides, and gets the guided page (calibration/guided.html):
+
+    kind: "cards" | "numerals"
+    results() -> {label: {"state", "seen", "advice", ...}}  the last check of each label
+    capture(label, insist=False)          refused captures (CaptureRefused, a ValueError)
+                                          carry their result; `insist` keeps a card the
+                                          checks took for another
+    restart() -> None                     drop the captures: start again
+    decks() -> list[str]; deck; choose(deck)   (cards) which deck is learned
+    progress()["summary"]                 what was learned (cards, colours)
+
 Each raises ValueError with a plain reason when it cannot do what is asked.
 """
 
@@ -79,11 +91,129 @@ def next_label(c) -> str | None:
     return min(short, key=lambda label: counts.get(label, 0)) if short else None
 
 
+def guided(c) -> bool:
+    """A deck or numeral die set, calibrated card by card (vision.calibrator_kinds)."""
+    return c is not None and hasattr(c, "results")
+
+
+#: what a capture's check found, and what to do (a card; a die where they differ)
+RESULT_WORDS = {"read": N_("read"), "not found": N_("not found"), "too dark": N_("too dark"),
+                "glare": N_("glare"), "blurred": N_("blurred"), "several": N_("more than one"),
+                "unsure": N_("not read")}
+ADVICE = {
+    "cards": {
+        "not found": N_("Lay the card face up, alone and wholly in view, on the cloth."),
+        "too dark": N_("Light the table more, then retake."),
+        "glare": N_("Move the lamp or tilt the card a little so that no light reflects off "
+                    "it, then retake."),
+        "blurred": N_("Let the card rest and check the camera's focus, then retake."),
+        "wrong": N_("Lay the card asked for, or keep this capture if it is that card."),
+        "several": N_("Take the other cards off the cloth: one card a capture."),
+        "unsure": N_("Let it rest flat in even light, then retake."),
+    },
+    "numerals": {
+        "not found": N_("Lay the die on the cloth, the face asked for up, wholly in view."),
+        "too dark": N_("Light the table more, then retake."),
+        "glare": N_("Move the lamp so that no light reflects off the die, then retake."),
+        "blurred": N_("Let the die rest and check the camera's focus, then retake."),
+        "wrong": N_("Turn the die so that the face asked for is up, or keep this capture if "
+                    "it is that face."),
+        "several": N_("Take the other dice off the cloth: one die a capture."),
+        "unsure": N_("Let the die rest flat, the face asked for up, in even light, then "
+                     "retake."),
+    },
+}
+RANKS = {"J": N_("jack"), "Q": N_("queen"), "K": N_("king"), "A": N_("ace"), "T": "10"}
+SUITS = {"S": N_("spades"), "H": N_("hearts"), "D": N_("diamonds"), "C": N_("clubs")}
+COLOURS = {"turquoise": N_("turquoise"), "white": N_("white")}
+DECK_WORDS = {"poker-2-7": N_("poker decks, ranks 2 to 7 (24 cards)"),
+              "poker": N_("a whole poker deck (52 cards)"),
+              "roche": N_("the printed Roche deck (54 cards; read without calibration)")}
+
+
+def _die(label: str) -> tuple[str, str]:
+    colour, face = label.split(" ", 1)
+    return t(COLOURS.get(colour, colour)), face
+
+
+def label_words(c, label: str) -> str:
+    """A card or face in the page's words: "5 of hearts", "white die, 4"."""
+    if c.kind == "numerals":
+        colour, face = _die(label)
+        return t("%(colour)s die, %(face)s") % {"colour": colour, "face": face}
+    if len(label) == 2 and label[1] in SUITS:
+        rank = RANKS.get(label[0], label[0])
+        return t("%(rank)s of %(suit)s") % {"rank": t(rank), "suit": t(SUITS[label[1]])}
+    from vision.calibrator_kinds import roche_name
+
+    name = roche_name(label)
+    return f"{name} ({label})" if name else label
+
+
+def prompt(c, label: str) -> str:
+    """What the banker is asked to lay: "Lay the 5 of hearts ..."."""
+    if c.kind == "numerals":
+        colour, face = _die(label)
+        return t("Lay the %(colour)s die with %(face)s up, alone on the cloth, then capture") % {
+            "colour": colour, "face": face}
+    return t("Lay the %(card)s face up, alone and wholly in view, then capture") % {
+        "card": label_words(c, label)}
+
+
+def result_text(c, result: dict) -> str:
+    """A capture's result in words, with what to do."""
+    state = result.get("state", "")
+    if state == "read":
+        return t("read")
+    if state == "wrong":
+        seen = result.get("seen")
+        if c.kind == "numerals":
+            words = (t("wrong face: the die shows %(seen)s") % {"seen": seen.split(" ")[-1]}
+                     if seen else t("wrong face"))
+        else:
+            words = (t("wrong card: this is the %(seen)s, not the %(asked)s") % {
+                "seen": label_words(c, seen), "asked": label_words(c, result["label"])}
+                if seen else t("wrong card"))
+    else:
+        words = t(RESULT_WORDS.get(state, state))
+    return f"{words}. {t(ADVICE[c.kind].get(state, ''))}".strip()
+
+
+def guided_next(c) -> str | None:
+    """The card or face to lay next: the first in order with no capture yet."""
+    counts = c.counts()
+    return next((label for label in c.labels() if not counts.get(label)), None)
+
+
+def guided_context(c) -> dict:
+    counts = c.counts()
+    labels = c.labels()
+    results = c.results()
+    nxt = guided_next(c)
+    done = sum(1 for label in labels if counts.get(label))
+    missing = len(labels) - done
+    door = live()
+    return {
+        "labels": labels, "counts": counts, "next": nxt, "results": results,
+        "words": {label: label_words(c, label) for label in labels},
+        "texts": {label: result_text(c, r) for label, r in results.items()},
+        "prompt": prompt(c, nxt) if nxt else "", "done": done, "total": len(labels),
+        "learn_refusal": (t("%(n)s still to capture") % {"n": missing}) if missing else "",
+        "progress_words": PROGRESS_WORDS, "progress": c.progress(), "versions": c.versions(),
+        "paused": door is not None and bool(door.paused),
+        "decks": [(d, DECK_WORDS.get(d, d)) for d in c.decks()] if hasattr(c, "decks") else [],
+        "deck": getattr(c, "deck", None),
+    }
+
+
 @bp.get("/")
 @banker_required
 def index():
     c = calibrator()
     context = {"camera": camera_status(camera()), "calibrator": c}
+    if guided(c):
+        context.update(guided_context(c))
+        return render_template("calibration/guided.html", **context)
     if c is not None:
         counts = c.counts()
         labels = c.labels()
@@ -117,12 +247,50 @@ def _do(action) -> Response:
 @banker_required
 def capture() -> Response:
     c = _need()
-    label = _label(c, json_body())
+    data = json_body()
+    label = _label(c, data)
     door = live()
     if door is not None:
         # The face shown to the camera is not a roll: readings wait until the banker is done.
         door.pause(CALIBRATING)
+    if guided(c):
+        insist = data.get("insist", False)
+        if not isinstance(insist, bool):
+            abort(400, description="'insist' is true or false")
+        return _guided_capture(c, label, insist)
     return _do(lambda: c.capture(label))
+
+
+def _guided_capture(c, label: str, insist: bool) -> Response:
+    from vision.calibrator_kinds import CaptureRefused
+
+    try:
+        n = c.capture(label, insist=insist)
+    except CaptureRefused as exc:
+        return jsonify({"error": f"{label_words(c, label)}: {result_text(c, exc.result)}",
+                        "result": exc.result}), 422
+    except ValueError as exc:
+        return jsonify({"error": str(exc)}), 422
+    return jsonify({"ok": True, "result": n})
+
+
+@bp.post("/session")
+@banker_required
+def session() -> Response:
+    """A deck or die set's session: {"deck": NAME} learns another deck (its own captures),
+    {"restart": true} drops the captures to start again."""
+    c = _need()
+    if not guided(c):
+        abort(404, description="the labelled dice are captured face by face: no session")
+    data = json_body()
+    if data.get("restart") is True and "deck" not in data:
+        return _do(c.restart)
+    deck = data.get("deck")
+    decks = c.decks() if hasattr(c, "decks") else []
+    if not isinstance(deck, str) or deck not in decks:
+        abort(400, description="session needs 'restart': true, or 'deck': one of "
+              + (", ".join(decks) or "(no decks: this is a die set)"))
+    return _do(lambda: c.choose(deck))
 
 
 @bp.post("/done")
@@ -139,7 +307,7 @@ def done() -> Response:
 @banker_required
 def learn() -> Response:
     c = _need()
-    refusal = learn_refusal(c)
+    refusal = guided_context(c)["learn_refusal"] if guided(c) else learn_refusal(c)
     if refusal:
         return jsonify({"error": refusal}), 422
     return _do(c.learn)
@@ -149,7 +317,8 @@ def learn() -> Response:
 @banker_required
 def status() -> Response:
     c = _need()
-    return jsonify({"progress": c.progress(), "counts": c.counts(), "next": next_label(c),
+    nxt = guided_next(c) if guided(c) else next_label(c)
+    return jsonify({"progress": c.progress(), "counts": c.counts(), "next": nxt,
                     "versions": c.versions()})
 
 

@@ -78,7 +78,8 @@ def wait_learned(cal, timeout=120.0):
 def test_a_deck_card_by_card_learned_activated_and_read(tmp_path):
     felt = Felt()
     activated = []
-    cal = deck_calibrator(tmp_path, felt, on_activate=activated.append)
+    cal = deck_calibrator(tmp_path, felt, on_activate=activated.append,
+                          active_dir=tmp_path / "profiles" / "roche")
     assert cal.labels() == list(DECKS["poker-2-7"]) and len(cal.labels()) == 24
     with pytest.raises(ValueError, match="24 still to capture"):
         cal.learn()
@@ -93,7 +94,10 @@ def test_a_deck_card_by_card_learned_activated_and_read(tmp_path):
     assert progress["summary"]["cards"] == 24 and progress["version"] == "v001"
     assert cal.versions() == {"active": None, "versions": ["v001"]}
     cal.activate("v001")
-    assert activated == [cal.store] and cal.versions()["active"] == "v001"
+    # the running table is handed the folder its reader reads (and reads at a restart)
+    assert activated == [tmp_path / "profiles" / "roche"] and cal.versions()["active"] == "v001"
+    assert (tmp_path / "profiles" / "roche" / "cards-model.npz").read_bytes() == (
+        cal.store / "v001" / "cards-model.npz").read_bytes()
     model = load_version(cal.store, "cards")
     # the learned model reads new captures of the table's cards (never seen in learning):
     # right, or abstaining, never another card
@@ -298,7 +302,7 @@ def test_a_numeral_die_set_face_by_face(tmp_path):
     assert progress["state"] == "done", progress
     assert set(progress["summary"]["colours"]) == {"turquoise", "white"}
     cal.activate("v001")
-    assert activated == [cal.store]
+    assert activated == [cal.store / "v001"]
     profile = load_version(cal.store, "numerals")
     assert profile.source == "calibrated"
     data = json.loads((cal.store / "v001" / "numerals.json").read_text())

@@ -287,6 +287,7 @@ ACCESS = {
     ("POST", "/calibration/activate"): "banker",
     ("POST", "/calibration/rollback"): "banker",
     ("POST", "/calibration/corners"): "banker",
+    ("POST", "/calibration/session"): "banker",
 }
 
 

@@ -225,7 +225,10 @@
     if (el.id === "toast") { hideToast(); return; }
     if (el.classList.contains("print-now")) window.print();
     if (el.classList.contains("calib-action")) {
-      post(el.dataset.url, el.dataset.body ? JSON.parse(el.dataset.body) : {});
+      // A refused capture is shown on the page itself (its result and what to do).
+      post(el.dataset.url, el.dataset.body ? JSON.parse(el.dataset.body) : {}).then((ok) => {
+        if (!ok && el.dataset.reloadOnError) location.reload();
+      });
     }
   });
 
