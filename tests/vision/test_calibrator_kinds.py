@@ -166,6 +166,7 @@ def test_too_dark_glare_and_blurred_say_so():
     assert card_quality(cv2.GaussianBlur(card, (0, 0), 4)) == "blurred"
 
 
+@pytest.mark.slow
 def test_every_card_of_a_table_passes_the_checks():
     """No false refusal: ordinary captures of cards on three tables pass the checks."""
     from vision.calibrator_kinds import card_seen
