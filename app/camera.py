@@ -175,10 +175,11 @@ class CameraRig:
             close()
 
 
-def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
-                 ) -> CameraRig | None:
+def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, *,
+                 start: bool = True, clock=None) -> CameraRig | None:
     """Open the configured camera and start reading what the table's mode plays with (its
-    equipment's reader, `app.readers`); None for camera.source = "none"."""
+    equipment's reader, `app.readers`); None for camera.source = "none". Not `start`: the
+    loop is stepped by the caller (tests: `rig.loop.step()`, the demo on `clock`)."""
     spec = choose_source(config["camera.source"])
     if spec == "none":
         return None
@@ -211,7 +212,7 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
             live.min_confidence = min(live.min_confidence, recognizer.min_confidence)
         demo = None
         if spec == "demo":
-            demo = source = demo_camera(kind, profile, config, zones)
+            demo = source = demo_camera(kind, profile, config, zones, clock)
             geometry = source.geometry
         else:
             geometry = table_geometry(config, zones)
@@ -245,26 +246,30 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
                             side_px=profile.geometry.side_px if profile else 50.0)
     loop = CameraLoop(source, settle, read, live, heartbeat=heartbeat, extra=reading_pictures,
                       idle_seconds=min(0.05, 1.0 / config["camera.fps"] / 2))
-    loop.start()
+    if start:
+        loop.start()
     log.info("camera: %s reading %s, profile %s", spec, kind, where)
     return CameraRig(loop, source, place, demo)
 
 
-def demo_camera(kind: str, profile, config: Config, zones: dict):
+def demo_camera(kind: str, profile, config: Config, zones: dict, clock=None):
     """The demo table for a reader of `kind`: labelled dice of the profile's die set, or the
     felt of pip dice, numeral dice, the d20 or cards (`vision.demo_kinds`)."""
+    import time
+
     from vision.demo import DemoCamera
 
+    timing = {"fps": config["camera.fps"], "zones": zones, "clock": clock or time.monotonic}
     if kind == "labels":
         from vision.labels import DIE_SETS
 
         if profile.die_set not in DIE_SETS:
             raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
                               f"it throws {', '.join(DIE_SETS)}")
-        return DemoCamera(DIE_SETS[profile.die_set], fps=config["camera.fps"], zones=zones)
+        return DemoCamera(DIE_SETS[profile.die_set], **timing)
     from vision.demo_kinds import KindScene
 
-    return DemoCamera(scene=KindScene(kind), fps=config["camera.fps"], zones=zones)
+    return DemoCamera(scene=KindScene(kind), **timing)
 
 
 def use_geometry(place: dict, settle, geometry) -> None:

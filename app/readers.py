@@ -27,7 +27,7 @@ KINDS = {
     "pips": "pip dice",
     "numerals": "numeral dice",
     "d20": "the Rugen die",
-    "cards": "cards",
+    "cards": "the cards",
 }
 
 

@@ -141,11 +141,11 @@ class DemoCamera(CameraSource):
             self.cards = []
             for label in laid:
                 self.cards.append((label, self._card_place(len(self.cards)),
-                                   float(self.rng.uniform(-6, 6))))
+                                   self._card_yaw(len(self.cards))))
         frames = []
         for i, label in enumerate(new):
             place = self._card_place(len(self.cards))
-            yaw = float(self.rng.uniform(-6, 6))
+            yaw = self._card_yaw(len(self.cards))
             still = [self._spec(c, xy, y) for c, xy, y in self.cards]
             for k in range(self.tumble_frames if tumble else 0, 0, -1):
                 # sliding in over the felt from the dealer's side, slowing down as it lands
@@ -166,16 +166,24 @@ class DemoCamera(CameraSource):
         """Frames a landed card lies still before the next is dealt: the settle window."""
         return max(2, int(round(CARD_STILL_S / self.period)) + 2)
 
+    def _card_yaw(self, n: int) -> float:
+        """The `n`th card's turn (degrees): a little askew; squarely on the card it covers."""
+        places = [c[1] for c in self.cards]
+        place = self._card_place(n)
+        if place in places:
+            return self.cards[places.index(place)][2]
+        return float(self.rng.uniform(-6, 6))
+
     def _card_place(self, n: int) -> tuple[float, float]:
         """The `n`th card's place on the felt: rows of cards in the rolling area; past the
-        last place, a card lies on an earlier one, a little aside."""
+        last place, a card lands squarely on an earlier one (the top of a stack)."""
         poly = np.asarray(self.zones["rolling"], float)
         lo, hi = poly.min(0), poly.max(0)
         cols = max(1, int((hi[0] - lo[0] - 10) // CARD_STEP_MM[0]))
         rows = max(1, int((hi[1] - lo[1] - 10) // CARD_STEP_MM[1]))
-        k, lap = n % (cols * rows), n // (cols * rows)
-        return (lo[0] + 10 + CARD_STEP_MM[0] * (k % cols + 0.5) + 9 * lap,
-                lo[1] + 10 + CARD_STEP_MM[1] * (k // cols + 0.5) + 9 * lap)
+        k = n % (cols * rows)
+        return (lo[0] + 10 + CARD_STEP_MM[0] * (k % cols + 0.5),
+                lo[1] + 10 + CARD_STEP_MM[1] * (k // cols + 0.5))
 
     def read(self) -> Frame | None:
         now = self.clock()

@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.deck_art import CARD_MM, PokerStyle, card_alpha, render_card
 from vision.errors import VisionError
-from vision.scenes_common import View, cast_shadow, cube_faces, finish, noise_field, paste_quad
+from vision.scenes_common import View, cast_shadow, cube_faces, noise_field, paste_quad
 from vision.synthetic import DieSpec
 
 #: What the demo table can lay, by reader kind.
@@ -30,7 +30,9 @@ FELT_MM = (510.0, 380.0)
 HEIGHT_MM = 620.0
 F_PX = 1178.0
 #: Object sizes (mm): a pip die, a Namaste die, a d20 (between opposite faces).
-PIP_MM, NUMERAL_MM, D20_MM = 18.0, 20.0, 40.0
+PIP_MM, NUMERAL_MM, D20_MM = 18.0, 20.0, 50.0
+#: The d20's numbers: font, stroke weight and height (of a face's height).
+D20_FONT = (cv2.FONT_HERSHEY_SIMPLEX, 0.14, 0.25)
 CARD_TEX_MM = 5.0  # card art resolution (px a mm)
 #: The lamp and the camera's small imperfections: fixed, soft, no glare (`finish`'s keys).
 LIGHT = {"lamp_dir": (0.35, -0.45), "lamp_height": 2.2, "exposure": 1.0,
@@ -129,7 +131,19 @@ class KindScene:
                      (n // 2 + int(n / 2 * dx / (abs(dx) + abs(dy) + 1e-6)),
                       n // 2 + int(n / 2 * dy / (abs(dx) + abs(dy) + 1e-6))), 1.0)
             img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1.0))
-        return finish(img, np.random.default_rng(seed), LIGHT)
+        # the lamp's uneven light and the lens's vignette (the demo camera adds the sensor's
+        # noise to each frame)
+        return np.clip(img * self.light_map * 255 + 0.5, 0, 255).astype(np.uint8)
+
+    @cached_property
+    def light_map(self) -> np.ndarray:
+        """The exposure across the frame: a gentle ramp and vignette (h, w, 1)."""
+        w, h = FRAME
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        gx, gy = LIGHT["gradient"]
+        ramp = 1 + gx * (xx / w - 0.5) + gy * (yy / h - 0.5)
+        vig = 1 - LIGHT["vignette"] * (((xx - w / 2) / w) ** 2 + ((yy - h / 2) / h) ** 2) * 2
+        return (LIGHT["exposure"] * ramp * vig)[:, :, None].astype(np.float32)
 
     # -- the objects ------------------------------------------------------------------------
 
@@ -216,17 +230,23 @@ class KindScene:
         seen.sort(key=lambda f: f[2][2])  # the most tilted first, the top face last
         for i, p, normal in seen:
             tex, alpha = d20_texture(str(numbers[i]), (0.93, 0.93, 0.93), (0.08, 0.08, 0.08),
-                                     cv2.FONT_HERSHEY_SIMPLEX, 0.11, 0.23)
+                                     *D20_FONT)
             apex, right, left = p[0], p[1], p[2]
             quad3 = np.array([apex - (right - left) / 2, apex + (right - left) / 2, right, left])
             paste_quad(img, tex, self.view.project(quad3), alpha, self._shade(normal, lamp_d))
 
+    def _card_face(self, label: str) -> tuple[np.ndarray, np.ndarray]:
+        """A card's art and alpha, drawn once (a dealt card is drawn in every frame after)."""
+        cache = self.__dict__.setdefault("_faces", {})
+        if label not in cache:
+            face = render_card(label, self.poker, CARD_TEX_MM).astype(np.float32) / 255
+            alpha = card_alpha(face.shape[1], face.shape[0], CARD_TEX_MM)
+            edge = cv2.erode(alpha, np.ones((3, 3), np.uint8), iterations=1)
+            cache[label] = face * (1 - 0.2 * (alpha - edge))[:, :, None], alpha
+        return cache[label]
+
     def _card(self, img: np.ndarray, thing: DieSpec, rng: np.random.Generator) -> None:
-        try:
-            face = render_card(thing.label, self.poker, CARD_TEX_MM).astype(np.float32) / 255
-        except (KeyError, ValueError, VisionError) as exc:
-            raise VisionError(f"{thing.label!r} is no card of this deck ({exc})") from None
-        alpha = card_alpha(face.shape[1], face.shape[0], CARD_TEX_MM)
+        face, alpha = self._card_face(thing.label)
         x, y = self._world(thing)
         hw, hh = CARD_MM[0] / 2, CARD_MM[1] / 2
         c, s = math.cos(math.radians(thing.yaw_deg)), math.sin(math.radians(thing.yaw_deg))
@@ -235,9 +255,12 @@ class KindScene:
         quad = self.view.project(np.concatenate([pts, np.full((4, 1), 0.3)], 1))
         # a soft shadow away from the lamp, then the card with its cut edge a little darker
         sq = quad + [-LIGHT["lamp_dir"][0] * 2.5, -LIGHT["lamp_dir"][1] * 2.5]
-        m = np.zeros(img.shape[:2], np.float32)
-        cv2.fillConvexPoly(m, np.round(sq * 4).astype(np.int32), 1.0, cv2.LINE_AA, shift=2)
-        img *= (1 - LIGHT["shadow"] * 0.6 * cv2.GaussianBlur(m, (0, 0), 2.0))[:, :, None]
-        edge = cv2.erode(alpha, np.ones((3, 3), np.uint8), iterations=1)
-        face = face * (1 - 0.2 * (alpha - edge))[:, :, None]
+        x0, y0 = np.maximum(np.floor(sq.min(0)).astype(int) - 8, 0)
+        x1, y1 = np.minimum(np.ceil(sq.max(0)).astype(int) + 8, img.shape[1::-1])
+        if x1 > x0 and y1 > y0:
+            m = np.zeros((y1 - y0, x1 - x0), np.float32)
+            cv2.fillConvexPoly(m, np.round((sq - [x0, y0]) * 4).astype(np.int32), 1.0,
+                               cv2.LINE_AA, shift=2)
+            img[y0:y1, x0:x1] *= (1 - LIGHT["shadow"] * 0.6
+                                  * cv2.GaussianBlur(m, (0, 0), 2.0))[:, :, None]
         paste_quad(img, face, quad.astype(np.float32), alpha, 0.95)
