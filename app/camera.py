@@ -87,7 +87,15 @@ class CameraRig:
         return self.place["profile"]
 
     def use_profile(self, path) -> None:
-        """Read with the (active version of the) profile at `path` from the next frame on."""
+        """Read with the (active version of the) profile at `path` from the next frame on:
+        a labelled-dice profile, or a deck's or numeral die set's (`app.readers`)."""
+        if self.place["kind"] != "labels":
+            from app.readers import kind_reader
+
+            reader = kind_reader(self.place["kind"], self.place["equipment"], str(path))
+            self.place.update(recognizer=reader, profile_path=reader.profile_path)
+            log.info("camera: now reading with %s", reader.profile_path)
+            return
         from vision.profile import load_profile, resolve
         from vision.recognizer import Recognizer
 
@@ -99,6 +107,13 @@ class CameraRig:
         if profile.camera_controls and hasattr(self.source, "lock"):
             self.source.lock(profile.camera_controls)  # the exposure it was calibrated under
         log.info("camera: now reading with %s", resolved)
+
+    @property
+    def reads(self) -> str:
+        """What the camera reads, in words (the dashboard's camera panel)."""
+        from app.readers import KINDS
+
+        return KINDS[self.place["kind"]]
 
     def set_corners(self, corners: list) -> None:
         """Read the felt from these four corners (image px) from the next frame on; [] goes
@@ -119,11 +134,17 @@ class CameraRig:
         use_geometry(self.place, self.loop.settle, geometry)
 
     def show(self, label: str, seconds: float = 60.0) -> None:
-        """The demo table lays one die with `label` up and waits until it rests."""
+        """The demo table lays one die with `label` up (or one card, face up, for a deck)
+        and waits until it rests; ValueError when the demo has no such die or card."""
         import time
 
+        from vision.errors import VisionError
+
         before = self.demo.rested_at
-        self.demo.throw([label], [], tumble=False)
+        try:
+            self.demo.throw([label], [], tumble=False)
+        except VisionError as exc:
+            raise ValueError(str(exc)) from None
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             frame = self.loop.last_frame
@@ -140,7 +161,11 @@ class CameraRig:
         return {"ok": ok, **status, "source": getattr(self.source, "name", "camera")}
 
     def recognizer_health(self) -> dict:
-        return {"ok": True, "profile": self.place["profile_path"],
+        if self.profile is None:
+            return {"ok": True, "reads": self.place["kind"],
+                    "profile": self.place["profile_path"],
+                    "labels": len(self.place["recognizer"].labels)}
+        return {"ok": True, "reads": "labels", "profile": self.place["profile_path"],
                 "die_set": self.profile.die_set, "labels": len(self.profile.labels)}
 
     def stop(self) -> None:
@@ -150,48 +175,58 @@ class CameraRig:
             close()
 
 
-def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
-                 ) -> CameraRig | None:
-    """Open the configured camera and start reading; None for camera.source = "none"."""
+def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, *,
+                 start: bool = True, clock=None) -> CameraRig | None:
+    """Open the configured camera and start reading what the table's mode plays with (its
+    equipment's reader, `app.readers`); None for camera.source = "none". Not `start`: the
+    loop is stepped by the caller (tests: `rig.loop.step()`, the demo on `clock`)."""
     spec = choose_source(config["camera.source"])
     if spec == "none":
         return None
+    from app.readers import kind_reader, reader_kind
+    from controller.modes import find_mode
     from vision.camera import open_camera
     from vision.errors import VisionError
-    from vision.profile import load_profile, resolve
-    from vision.recognizer import Recognizer
     from vision.screen import reading_pictures
     from vision.settle import SettleDetector
 
     zones = {"rolling": [tuple(p) for p in config["zones.rolling"]],
              "tray": [tuple(p) for p in config["zones.tray"]]}
+    equipment_name = find_mode(config["table.mode"]).equipment
+    kind = reader_kind(equipment_name)
+    profile = resolved = None
     try:
-        resolved = resolve(profile_path(config))
-        profile = load_profile(resolved)
-        recognizer = Recognizer(profile)
+        if kind == "labels":
+            from vision.profile import load_profile, resolve
+            from vision.recognizer import Recognizer
+
+            resolved = resolve(profile_path(config))
+            profile = load_profile(resolved)
+            recognizer, where = Recognizer(profile), str(resolved)
+        else:
+            recognizer = kind_reader(kind, equipment_name, config["camera.profile"],
+                                     profile_store(config))
+            where = recognizer.profile_path
+            # these readers abstain themselves (label None) below their own line: a label
+            # they give is their confident reading
+            live.min_confidence = min(live.min_confidence, recognizer.min_confidence)
         demo = None
         if spec == "demo":
-            from vision.demo import DemoCamera
-            from vision.labels import DIE_SETS
-
-            if profile.die_set not in DIE_SETS:
-                raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
-                                  f"it throws {', '.join(DIE_SETS)}")
-            demo = source = DemoCamera(DIE_SETS[profile.die_set], fps=config["camera.fps"],
-                                       zones=zones)
+            demo = source = demo_camera(kind, profile, config, zones, clock)
             geometry = source.geometry
         else:
             geometry = table_geometry(config, zones)
             from vision.labels import DIE_SETS
 
-            source = open_camera(spec, controls=profile.camera_controls,
+            source = open_camera(spec, controls=profile.camera_controls if profile else None,
                                  mains_hz=config["camera.mains_hz"],
-                                 die_set=DIE_SETS.get(profile.die_set))
+                                 die_set=DIE_SETS.get(profile.die_set) if profile else None)
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
     felt_mm = tuple(config["camera.felt_mm"])
     place = {"geometry": geometry, "recognizer": recognizer, "profile": profile,
-             "profile_path": str(resolved), "felt_mm": felt_mm, "zones": zones}
+             "profile_path": where, "felt_mm": felt_mm, "zones": zones, "kind": kind,
+             "equipment": equipment_name, "store": profile_store(config)}
 
     def read(img):
         if place["geometry"] is None:
@@ -202,15 +237,39 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None
                 use_geometry(place, settle, TableGeometry.from_markers(img, felt_mm, zones))
             except VisionError:
                 pass  # no markers (yet): dice are read, every one in the rolling area
+        if place["kind"] != "labels":
+            return place["recognizer"].read(img, place["geometry"])
         return [r.to_json() for r in place["recognizer"].read(img, place["geometry"])]
 
-    settle = SettleDetector(still_s=config["camera.settle_seconds"], felt=profile.felt,
-                            side_px=profile.geometry.side_px)
+    settle = SettleDetector(still_s=config["camera.settle_seconds"],
+                            felt=profile.felt if profile else None,
+                            side_px=profile.geometry.side_px if profile else 50.0)
     loop = CameraLoop(source, settle, read, live, heartbeat=heartbeat, extra=reading_pictures,
                       idle_seconds=min(0.05, 1.0 / config["camera.fps"] / 2))
-    loop.start()
-    log.info("camera: %s, profile %s", spec, resolved)
+    if start:
+        loop.start()
+    log.info("camera: %s reading %s, profile %s", spec, kind, where)
     return CameraRig(loop, source, place, demo)
+
+
+def demo_camera(kind: str, profile, config: Config, zones: dict, clock=None):
+    """The demo table for a reader of `kind`: labelled dice of the profile's die set, or the
+    felt of pip dice, numeral dice, the d20 or cards (`vision.demo_kinds`)."""
+    import time
+
+    from vision.demo import DemoCamera
+
+    timing = {"fps": config["camera.fps"], "zones": zones, "clock": clock or time.monotonic}
+    if kind == "labels":
+        from vision.labels import DIE_SETS
+
+        if profile.die_set not in DIE_SETS:
+            raise ConfigError(f"camera: the demo table has no {profile.die_set!r} dice; "
+                              f"it throws {', '.join(DIE_SETS)}")
+        return DemoCamera(DIE_SETS[profile.die_set], **timing)
+    from vision.demo_kinds import KindScene
+
+    return DemoCamera(scene=KindScene(kind), **timing)
 
 
 def use_geometry(place: dict, settle, geometry) -> None:
@@ -291,8 +350,8 @@ class DemoThrower:
                 raise IllegalCommand("the table is not open")
             throw = engine.demo_throw(state, self.rng)
             if throw is None:
-                raise IllegalCommand(f"the demo table has no {engine.title} dice; enter the "
-                                     "throw by hand")
+                raise IllegalCommand(f"the demo table has nothing of {engine.title} to throw or "
+                                     "deal now; enter it by hand")
             rolled, kept = throw
             self.demo.throw(rolled, kept)
             return {"rolled": rolled, "kept": kept}

@@ -174,7 +174,8 @@ class Feltbank:
         loop = self.camera.loop
         # The live picture carries the last reading's outlines, labels and confidences, at
         # the frame's own size: the dashboard draws the waiting reading in frame pixels.
-        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects)))
+        return LoopCamera(loop, lambda img: jpeg(annotate(img, loop.last_objects)),
+                          reads=self.camera.reads)
 
     def services(self):
         """What the dashboard is handed: `web.Services`."""

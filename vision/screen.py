@@ -21,10 +21,10 @@ def jpeg(img: np.ndarray, quality: int = 80, width: int | None = None) -> bytes:
 
 def annotate(img: np.ndarray, objects: list[dict]) -> np.ndarray:
     """A copy of `img` with each read object's outline, label and confidence drawn on it:
-    green when read, amber when the recognizer abstained, red for what is not a die."""
+    green when read, amber when the recognizer abstained, red for what is not a die or a card."""
     out = img.copy()
     for obj in objects:
-        if obj.get("kind", "die") != "die":
+        if obj.get("kind", "die") not in ("die", "card"):
             colour = (40, 40, 220)
         elif obj.get("label") is None:
             colour = (0, 170, 255)

@@ -33,6 +33,9 @@ class Camera(Protocol):
 #: The camera's states and the table's, as the status line says them.
 CAMERA_WORDS = (N_("no camera"), N_("still frames"), N_("no frame yet"), N_("starting"),
                 N_("ok"), N_("unavailable"), N_("empty"), N_("moving"), N_("settled"))
+#: What a running table's camera reads (`app.readers.KINDS`), as the camera panel says it.
+READS_WORDS = (N_("labelled dice"), N_("pip dice"), N_("numeral dice"), N_("the Rugen die"),
+               N_("the cards"))
 
 
 def camera_status(camera: Camera | None) -> dict:
@@ -74,9 +77,11 @@ class StillCamera:
 class LoopCamera:
     """The camera loop's newest frame as JPEG (encoded once per frame) and its status."""
 
-    def __init__(self, loop: Any, encode: Callable[[Any], bytes]):
+    def __init__(self, loop: Any, encode: Callable[[Any], bytes], reads: str = ""):
         self.loop = loop
         self.encode = encode
+        #: What the camera reads ("pip dice", "cards"...: one of READS_WORDS), for the panel.
+        self.reads = reads
         self._lock = threading.Lock()
         self._frame: Any = None
         self._jpeg: bytes | None = None
@@ -95,4 +100,4 @@ class LoopCamera:
         status = self.loop.status.to_json()
         ok = status.get("camera") == "ok"
         # camera_status() words it for people, from the reason, the table and the frame's age.
-        return {**status, "ok": ok, "message": status.get("camera", "")}
+        return {**status, "ok": ok, "message": status.get("camera", ""), "reads": self.reads}

@@ -109,16 +109,20 @@ def bench_live(args) -> int:
 
 
 def demo_modes() -> list[str]:
-    """The modes whose dice the demo table throws (labelled dice with colours)."""
+    """The modes whose dice or cards the demo table throws or deals (every mode whose
+    equipment the camera reads, once brought to a throw)."""
     import random
 
+    from app.readers import reader_kind
+    from controller.errors import ConfigError
     from controller.games.play import to_a_throw
     from controller.modes import modes
-    from vision.labels import DIE_SETS
 
     out = []
     for name, mode in modes().items():
-        if mode.equipment not in DIE_SETS:
+        try:
+            reader_kind(mode.equipment)
+        except ConfigError:
             continue
         try:
             _, state = to_a_throw(name, players=3)

@@ -593,6 +593,14 @@ class CaptainsRochi(Engine):
                                     "card": rng.choice(self._playable(state))})
         return Command("deal", {"card": rng.choice(self.unseen(state))})
 
+    def demo_throw(self, state: CaptainsState, rng: random.Random
+                   ) -> tuple[list[str], list[str]] | None:
+        """For a deck: the next card the table sees, and the cards face up on the felt;
+        None before a game starts."""
+        if state.game is None:
+            return None
+        return [self.chance_step(state, rng).args["card"]], state.game.felt.cards()
+
     def _playable(self, state: CaptainsState) -> list[str]:
         """Cards the turn's player could play and pay for (all unseen ones if none)."""
         game = state.game

@@ -28,6 +28,7 @@ from controller.games.base import (
     command,
     pays_setting,
 )
+from controller.games.observation import PIP_LABELS, Observation, Reading
 from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.modes import Mode
 from controller.settings import N_, Name, Setting
@@ -270,9 +271,47 @@ class Hazard(Engine):
         """Two dice thrown at random."""
         return Command("throw", {"dice": [rng.randint(1, 6), rng.randint(1, 6)]})
 
+    def demo_throw(self, state: HazardState, rng: random.Random
+                   ) -> tuple[list[str], list[str]]:
+        """The caster's two pip dice, thrown."""
+        return [f"PIP-{d}" for d in self.chance_step(state, rng).args["dice"]], []
+
+    def read(self, state: HazardState, observation: Observation,
+             min_confidence: float = 0.9) -> Reading:
+        """A settled throw: the two pip dice in the rolling area, as the caster's throw."""
+        problems: list[str] = []
+        uncertain: list[int] = []
+        dice: list[int] = []
+        for index, seen in enumerate(observation.objects):
+            if seen.kind != "die":
+                problems.append("something that is not a die is on the felt (a hand?)")
+            elif seen.zone != "rolling":
+                continue
+            elif seen.cocked:
+                problems.append(f"a die ({seen.label or 'unread'}) is cocked: it is thrown again")
+            elif seen.label is None or seen.confidence < min_confidence:
+                uncertain.append(index)
+            elif seen.label not in PIP_LABELS:
+                problems.append(f"{seen.label} is not a face of a pip die (PIP-1 to PIP-6)")
+            else:
+                dice.append(PIP_LABELS[seen.label])
+        faces = {f"die-{i + 1}": f"PIP-{d}" for i, d in enumerate(dice)}
+        if not uncertain and not problems and len(dice) != 2:
+            problems.append(f"Hazard throws two dice; {len(dice)} are read")
+        if problems or uncertain:
+            return Reading(problems=tuple(dict.fromkeys(problems)), uncertain=tuple(uncertain),
+                           faces=faces)
+        cmd = Command("throw", {"dice": dice})
+        try:
+            self.verify(state, cmd)
+        except IllegalCommand as exc:
+            return Reading(problems=(str(exc),), faces=faces)
+        return Reading((cmd,), faces=faces)
+
 
 MODE = Mode(
     engine=Hazard(),
+    equipment="pip-dice",
     odds_ref="controller.odds.hazard:odds",
     odds_text_ref="controller.odds.hazard:odds_text",
     simulate_ref="controller.odds.hazard:simulate",

@@ -15,6 +15,8 @@ from controller.protocol import Command
 
 #: Table zones (set in the table geometry): where dice are thrown, where set-aside dice rest.
 ZONES = ("rolling", "tray", "outside")
+#: Camera labels of standard pip dice (equipment/pip-dice.json), and the value each shows.
+PIP_LABELS: Mapping[str, int] = {f"PIP-{d}": d for d in range(1, 7)}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
+from controller.games.observation import PIP_LABELS
 from controller.modes import Mode
 from controller.settings import Setting
 
@@ -859,6 +860,11 @@ class Risque(Engine):
         return Command("roll", {"character": parts[0].character if parts else "",
                                 "dice": [rng.randint(1, 6)]})
 
+    def demo_throw(self, state: RisqueState, rng: random.Random
+                   ) -> tuple[list[str], list[str]]:
+        """The next character's pip dice (ten at most at once), thrown; nothing kept aside."""
+        return [f"PIP-{d}" for d in self.chance_step(state, rng).args["dice"]], []
+
     def read(self, state: RisqueState, observation, min_confidence: float = 0.9):
         """A settled throw of pip dice (up to ten) for the next character still rolling."""
         from controller.games.observation import Reading
@@ -974,8 +980,6 @@ class Risque(Engine):
             "wounds": {"Cut": rng.randint(1, 3)} if rng.random() < 0.3 else {}})
 
 
-#: Camera labels of the pip dice.
-PIP_LABELS: Mapping[str, int] = {f"PIP-{d}": d for d in range(1, 7)}
 
 _PHASE_WORDS = {"building": "building pools and staking Mises", "rolling": "rolling",
                 "privilege": "waiting for the Narrator to give the Privilege",
@@ -986,6 +990,7 @@ _NEXT = {"building": "'pool', 'mise', then 'reveal'", "rolling": "'roll' each ch
 
 MODE = Mode(
     engine=Risque(),
+    equipment="pip-dice",
     odds_ref="controller.odds.risque:odds",
     odds_text_ref="controller.odds.risque:odds_text",
     page_ref="web.modes.risque:PAGE",

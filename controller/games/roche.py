@@ -458,6 +458,11 @@ class Roche(Engine):
         """The next card of a shuffled deck: any card left, each copy alike."""
         return Command("deal", {"card": rng.choice(self.left_in_deck(state)).label})
 
+    def demo_throw(self, state: RocheState, rng: random.Random
+                   ) -> tuple[list[str], list[str]]:
+        """For a deck: the next card dealt, and the cards already face up on the felt."""
+        return [self.chance_step(state, rng).args["card"]], list(state.dealt)
+
     def random_command(self, state: RocheState, rng: random.Random) -> Command:
         if not state.seats:
             return Command("join", {"player": f"P{rng.randint(1, 9)}"})

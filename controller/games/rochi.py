@@ -840,6 +840,14 @@ class Rochi(Engine):
         """The next card from a shuffled deck: one of the cards not yet seen."""
         return Command("deal", {"card": rng.choice(self.unseen(state))})
 
+    def demo_throw(self, state: RochiState, rng: random.Random
+                   ) -> tuple[list[str], list[str]] | None:
+        """For a deck: the next card dealt, and the cards face up on the felt; None
+        before a hand starts."""
+        if state.hand is None:
+            return None
+        return [self.chance_step(state, rng).args["card"]], state.hand.felt.cards()
+
     def random_command(self, state: RochiState, rng: random.Random) -> Command:
         hand = state.hand
         if hand is None:

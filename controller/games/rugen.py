@@ -145,10 +145,11 @@ class RugenEngine(Engine):
         """One throw of the die: each of its 20 sides alike."""
         return self.roll_command(state, rng)
 
-    def demo_throw(self, state: State, rng: random.Random) -> None:
-        """None: the synthetic table draws six-sided labelled dice, not a d20; until it draws
-        the Rugen die the banker taps the face on the page."""
-        return None
+    def demo_throw(self, state: State, rng: random.Random
+                   ) -> tuple[list[str], list[str]]:
+        """The die thrown: the face it shows (a d20's number read as its Rugen face)."""
+        args = self.roll_command(state, rng).args
+        return [args["face"] if "face" in args else D20[args["d20"]]], []
 
     def expects_roll(self, state: State) -> IllegalCommand | None:
         """Why no roll is expected now (the refusal), or None when one is."""
@@ -168,8 +169,9 @@ class RugenEngine(Engine):
         index, seen = dice[0]
         if seen.label is None or seen.confidence < min_confidence or seen.cocked:
             return Reading(uncertain=(index,), faces={"die": seen.label})
-        if state.settings["die"] == "d20":
-            args: dict[str, Any] = {"d20": int(seen.label) if seen.label.isdigit() else seen.label}
+        # a d20's number when the reader gives one; the camera reads a die to its Rugen face
+        if state.settings["die"] == "d20" and seen.label.isdigit():
+            args: dict[str, Any] = {"d20": int(seen.label)}
         else:
             args = {"face": seen.label}
         cmd = Command("roll", args)

@@ -70,16 +70,16 @@ def test_a_demo_throw_is_read_by_the_real_recognizer_and_confirmed(demo):
     assert rig.recognizer_health()["labels"] == 16
 
 
-def test_the_demo_has_no_hazard_dice(tmp_path):
+def test_the_demo_has_no_rochi_card_before_a_hand(tmp_path):
     table = Table(Journal(tmp_path / "journal.sqlite3"))
-    for cmd in seated_table("hazard", players=1, coins=10):
+    for cmd in seated_table("rochi", players=2, coins=10):
         table.submit(cmd)
 
     class Nowhere:
         def throw(self, rolled, kept):
             raise AssertionError("not thrown")
 
-    with pytest.raises(IllegalCommand, match="no Hazard dice"):
+    with pytest.raises(IllegalCommand, match="nothing of Rochi to throw or deal now"):
         DemoThrower(table, Nowhere())()
 
 
@@ -255,11 +255,8 @@ def test_felt_corners_set_by_hand_place_the_dice_without_markers(tmp_path):
         start_camera(load_config(config_file), table, live)
 
 
-def test_bench_live_of_a_mode_the_demo_cannot_throw():
-    from controller.cli import main
+def test_the_demo_throws_or_deals_for_every_mode():
     from controller.cli.camera import demo_modes
+    from controller.modes import modes
 
-    assert {"fortunes-winds", "namaste"} <= set(demo_modes())
-    with pytest.raises(SystemExit, match="cannot throw Hazard's dice; modes it throws: "
-                                         "fortunes-winds, namaste"):
-        main(["bench", "live", "--mode", "hazard", "--throws", "1", "--idle", "0"])
+    assert set(demo_modes()) == set(modes())

@@ -120,6 +120,10 @@ def test_rounds_end_with_a_result_the_mode_has_words_for(name):
             if throw is not None and mode.equipment:
                 data = equipment.load(mode.equipment)
                 faces = {f for d in data.get("dice", ()) for f in d["faces"]}
+                if data["kind"] == "deck":  # a card dealt and the cards on the felt: any deck's
+                    faces = {c["label"] for n in equipment.names()
+                             if (deck := equipment.load(n))["kind"] == "deck"
+                             for c in deck["cards"]}
                 assert set(throw[0]) | set(throw[1]) <= faces, throw
     assert ended, f"no round of {name} ended in {STEPS} seeded proposals"
     assert ended <= set(mode.result_words), (

@@ -242,7 +242,9 @@ def test_reading_the_die():
     street = table("street-rugen", "A")
     street, _ = play(*rolls("2n"), state=street)
     assert "bets on his point" in STREET.read(street, seen).problems[0]
-    assert STREET.demo_throw(street, random.Random(1)) is None  # no d20 on the demo table
+    # the demo table throws the die; the camera reads its Rugen face, on a d20 table too
+    assert STREET.demo_throw(street, random.Random(1))[0][0] in FACES
+    assert HOUSE.read(d20, seen).commands[0].args == {"face": "3d"}
 
 
 # -- money under random play --------------------------------------------------------------------
