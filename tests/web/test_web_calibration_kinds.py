@@ -290,3 +290,102 @@ def test_a_numeral_die_set_learned_in_the_browser_in_french(browser, tmp_path):
         page.close()
     finally:
         stop()
+
+
+# -- on the real demo table -------------------------------------------------------------------
+
+
+def demo_rig(tmp_path, mode):
+    """A table of `mode` whose camera is the demo table (its own loop thread), and the
+    Calibration page's service for it, as the running table builds them."""
+    from app.camera import calibrator_for, start_camera
+    from controller.config import load_config
+    from controller.journal import Journal
+    from controller.live import LiveTable
+    from controller.table import Table
+
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(f'[table]\nmode = "{mode}"\n[camera]\nsource = "demo"\n'
+                           'settle_seconds = 0.3\nfps = 20.0\n')
+    config = load_config(config_file, env={"FELTBANK_DATA": str(tmp_path / "data")})
+    table = Table(Journal(tmp_path / "journal.sqlite3"))
+    rig = start_camera(config, table, LiveTable(table))
+    return config, table, rig, calibrator_for(config, rig)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_the_demo_tables_numeral_dice_learned_and_read_from_the_next_frame(browser, tmp_path):
+    """Namaste on the demo table: the page asks for each face, the demo lays it
+    (`CameraRig.show`), the set's colours are learned and activated, and the running table
+    reads with them at once."""
+    from web import Services, create_app
+    from web.camera import StillCamera
+
+    config, table, rig, cal = demo_rig(tmp_path, "namaste")
+    assert isinstance(cal, NumeralCalibrator)
+    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
+                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
+    url, stop = serve_app(app, tmp_path / "web")
+    try:
+        page = new_page(browser, {"width": 1180, "height": 820})
+        page.set_default_timeout(60_000)
+        setup_banker(page, url)
+        page.goto(url + "/calibration/")
+        for i, label in enumerate(cal.labels()):
+            colour, face = label.split(" ", 1)
+            assert f"Lay the {colour} die with {face} up" in page.text_content("#next-face")
+            capture_next(page)
+            assert page.text_content("#captured-count") == f"{i + 1} of 12 captured", (
+                page.text_content("#capture-result") if page.query_selector(
+                    "#capture-result") else "")
+        page.click("#learn")
+        page.wait_for_selector("#learned")
+        page.click("#versions li[data-version=v001] button")
+        page.wait_for_selector("#versions li[data-version=v001] strong")
+        shot(page, "calibration-demo-numerals")
+        page.close()
+        active = config.data_dir / "profiles" / "namaste"
+        assert rig.place["profile_path"] == str(active / "numerals.json")
+        rig.show("WHITE-4")  # read with the learned colours from the next frame on
+        read = rig.place["recognizer"].read(rig.loop.last_frame.image, rig.place["geometry"])
+        assert [o["label"] for o in read] == ["WHITE-4"]
+    finally:
+        stop()
+        rig.stop()
+        table.journal.close()
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_the_demo_tables_printed_deck_card_by_card(browser, tmp_path):
+    """Roche on the demo table: the printed deck chosen on the page, the demo lays each card
+    asked for and the page keeps it (the first cards; the whole flow is the test above)."""
+    from web import Services, create_app
+    from web.camera import StillCamera
+
+    config, table, rig, cal = demo_rig(tmp_path, "roche")
+    assert isinstance(cal, DeckCalibrator)
+    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
+                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
+    url, stop = serve_app(app, tmp_path / "web")
+    try:
+        page = new_page(browser, {"width": 1180, "height": 820})
+        page.set_default_timeout(60_000)
+        setup_banker(page, url)
+        page.goto(url + "/calibration/")
+        with page.expect_navigation():
+            page.click("text=the printed Roche deck")
+        assert page.get_attribute(".chosen-deck", "data-deck") == "roche"
+        assert page.text_content("#captured-count") == "0 of 54 captured"
+        for i, label in enumerate(cal.labels()[:3]):
+            assert f"({label})" in page.text_content("#next-face")
+            capture_next(page)
+            assert page.text_content("#captured-count") == f"{i + 1} of 54 captured"
+            assert page.text_content(f"#captures tr[data-label='{label}'] td.result") == "read"
+        shot(page, "calibration-demo-deck")
+        page.close()
+    finally:
+        stop()
+        rig.stop()
+        table.journal.close()
