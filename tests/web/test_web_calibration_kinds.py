@@ -389,3 +389,33 @@ def test_the_demo_tables_printed_deck_card_by_card(browser, tmp_path):
         stop()
         rig.stop()
         table.journal.close()
+
+
+def test_no_english_left_on_the_french_guided_pages(tmp_path):
+    """The deck's page (a refused capture on it) and the die set's, in French."""
+    from conftest import Auth
+    from test_web_i18n import english_left
+
+    from web import Services, create_app
+    from web.camera import StillCamera
+
+    felt = Felt()
+    app, cal = deck_app(tmp_path / "deck", felt)
+    dice = NumeralCalibrator(tmp_path / "n" / "store", tmp_path / "n" / "caps", felt.frame)
+    dice_app = create_app({"DATA_DIR": tmp_path / "n" / "web",
+                           "CONFIG_PATH": tmp_path / "n" / "feltbank.toml"},
+                          Services(table=open_table(tmp_path / "n" / "journal.sqlite3"),
+                                   camera=StillCamera(frame_jpeg()), calibrator=dice))
+    for application, refuse in ((app, "2S"), (dice_app, None)):
+        auth = Auth(application.test_client())
+        auth.setup()
+        if refuse:
+            felt.instead[refuse] = (table().texture * 255).astype(np.uint8)
+            auth.client.post("/calibration/capture", headers={"X-CSRF-Token": auth.token},
+                             json={"label": refuse})
+        english = auth.client.get("/calibration/").text
+        auth.client.post("/language/fr", data={"csrf_token": auth.token})
+        french = auth.client.get("/calibration/").text
+        assert 'lang="fr"' in french
+        left = [w for w in english_left(english, french) if w != "Face"]  # French alike
+        assert not left, "English left on the French page:\n" + "\n".join(left)
