@@ -9,8 +9,9 @@ The dashboard's Calibration page drives these as it drives the labelled dice' `C
   card seen when a reader can tell (the printed Roche deck's art, the cards captured so far,
   the table's active model). A refused capture keeps nothing; its result says what to do.
 - `results()`: the last result of every label (read / not found / too dark / glare /
-  blurred / wrong / several), `retake(label)`, `restart()` (a session left halfway resumes
-  from the captures on disk, or starts again).
+  blurred / wrong / several / unsure); a retake is a capture again (it replaces the card's
+  capture once kept); `restart()` (a session left halfway resumes from the captures on
+  disk, or starts again).
 - the profile store keeps the dice's rules (vision.profile): each Learn writes the next
   version (vNNN/) into a temporary folder, synced, then renamed; ACTIVE.json names the active
   one and its history; activation loads the version first, so a corrupt one changes nothing.
@@ -333,12 +334,16 @@ class GuidedCalibrator:
         image = self.frame()
         if image is None:
             raise ValueError("the camera has no frame yet: check it on the table page")
+        if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"the camera's frame is not a colour picture (8-bit BGR), but "
+                             f"{image.dtype} {image.shape}: check the camera")
         return image
 
     def capture(self, label: str, insist: bool = False) -> int:
         """Check the camera's frame as a capture of `label` and keep it; the captures of it
         now. CaptureRefused (nothing kept) when the check fails; `insist` keeps a capture
-        refused only as "wrong" (the banker knows it is the card asked for)."""
+        refused only as "wrong" (the banker knows it is the card asked for). A retake is a
+        capture again: the earlier one is dropped only once the new one is kept."""
         self._check(label)
         image = self._frame(label)
         try:
@@ -357,11 +362,6 @@ class GuidedCalibrator:
         with self._lock:
             self._results[label] = _result(label, "read", seen, len(self._files(label)))
         return len(self._files(label))
-
-    def retake(self, label: str, insist: bool = False) -> int:
-        """Capture `label` again; its earlier capture is dropped only when the new one is kept."""
-        self._check(label)
-        return self.capture(label, insist)
 
     def restart(self) -> None:
         """Start again: every capture of this session and its results dropped."""
