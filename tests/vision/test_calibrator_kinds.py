@@ -317,3 +317,36 @@ def test_a_numeral_die_set_face_by_face(tmp_path):
     assert wait_learned(cal)["version"] == "v002"
     cal.activate("v002")
     assert cal.rollback() == "v001" and cal.versions()["active"] == "v001"
+
+
+@pytest.mark.slow
+@pytest.mark.bench
+def test_bench_a_whole_poker_deck_calibrated(tmp_path, capsys):
+    """The time of a 52-card calibration on this machine: each capture checked and kept,
+    then learned (the generated captures' renders not counted)."""
+    import time
+
+    from vision.cards import find_cards
+
+    t = sample_table(6, deck="poker")  # a 640 x 480 camera: quick renders
+
+    def shot(label):
+        for k in range(5):  # a capture that hides the card is taken again, as a person would
+            img = capture(t, label, 100 + 1000 * k + t.labels.index(label))
+            if len(find_cards(img)) == 1:
+                return img
+        raise AssertionError(f"no capture of {label} shows the card")
+
+    shots = {label: shot(label) for label in t.labels}
+    cal = deck_calibrator(tmp_path, Felt(shots.__getitem__), deck="poker")
+    start = time.perf_counter()
+    for label in cal.labels():
+        cal.capture(label)
+    checked = time.perf_counter() - start
+    cal.learn()
+    progress = wait_learned(cal, 300)
+    learned = time.perf_counter() - start - checked
+    assert progress["state"] == "done" and progress["summary"]["cards"] == 52
+    with capsys.disabled():
+        print(f"\n52-card calibration: captures checked and kept in {checked:.1f} s "
+              f"({1000 * checked / 52:.0f} ms a card), learned in {learned:.1f} s")
