@@ -140,8 +140,13 @@ def kind_reader(kind: str, equipment_name: str, profile: str = "",
     from vision.errors import VisionError
 
     path = Path(profile) if profile else None
-    if path is None and store is not None and (store / equipment_name).exists():
-        path = store / equipment_name
+    if path is None and store is not None:
+        # the table's own: a numeral die set's colours or a learned deck, in profiles/EQUIPMENT/
+        from vision.cards import MODEL_FILE
+
+        own = store / equipment_name / {"numerals": "numerals.json",
+                                         "cards": MODEL_FILE}.get(kind, "")
+        path = own if own.is_file() else None
     try:
         if kind == "pips":
             from vision.pips import read_pips

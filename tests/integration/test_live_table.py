@@ -265,3 +265,19 @@ def test_a_corrupt_profile_or_a_mode_without_a_reader_is_a_clear_config_error(tm
         reader_kind("")
     with pytest.raises(ConfigError, match="no dice or deck called 'marbles'"):
         reader_kind("marbles")
+
+
+def test_the_tables_own_numeral_profile_is_read_with(tmp_path):
+    import json
+
+    from app.readers import kind_reader
+    from vision.numerals import default_profile
+
+    store = tmp_path / "profiles"
+    assert kind_reader("numerals", "namaste", store=store).profile_path.startswith("shipped")
+    (store / "namaste").mkdir(parents=True)
+    own = store / "namaste" / "numerals.json"
+    own.write_text(json.dumps(default_profile().to_json()))
+    reader = kind_reader("numerals", "namaste", store=store)
+    assert reader.profile_path == str(own)
+    assert "TURQUOISE-1-7" in reader.labels
