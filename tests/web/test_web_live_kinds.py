@@ -4,11 +4,13 @@ the banker deals a card from the page, the camera reads it once it settles, and 
 from __future__ import annotations
 
 import pytest
-from conftest import open_table
 
 from app.camera import DemoThrower, start_camera
 from controller.config import load_config
+from controller.games.play import seated_table
+from controller.journal import Journal
 from controller.live import LiveTable
+from controller.table import Table
 from web import Services, create_app
 from web.camera import LoopCamera
 
@@ -23,7 +25,9 @@ class Clock:
 
 @pytest.fixture
 def rig(tmp_path):
-    table = open_table(tmp_path / "roche.sqlite3", mode="roche", players=("Ann", "Bob"))
+    table = Table(Journal(tmp_path / "roche.sqlite3"))
+    for cmd in seated_table("roche", players=2, coins=100):
+        table.submit(cmd)
     config_file = tmp_path / "feltbank.toml"
     config_file.write_text('[table]\nmode = "roche"\n[camera]\nsource = "demo"\n'
                            'settle_seconds = 0.3\nfps = 10.0\n')
