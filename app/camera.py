@@ -205,7 +205,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
             recognizer, where = Recognizer(profile), str(resolved)
         else:
             recognizer = kind_reader(kind, equipment_name, config["camera.profile"],
-                                     profile_store(config))
+                                     profile_store(config), deck=lambda: table_deck(table),
+                                     learn=demo_deck if spec == "demo" else None)
             where = recognizer.profile_path
             # these readers abstain themselves (label None) below their own line: a label
             # they give is their confident reading
@@ -250,6 +251,26 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
         loop.start()
     log.info("camera: %s reading %s, profile %s", spec, kind, where)
     return CameraRig(loop, source, place, demo)
+
+
+def table_deck(table: Table) -> str:
+    """The deck the table deals now: its `deck` setting (Roche's: "roche" or "poker"), else
+    the printed Roche deck."""
+    state = table.snapshot().state
+    return str(state.settings.get("deck", "roche")) if state is not None else "roche"
+
+
+def demo_deck(deck: str):
+    """The demo table's deck learned as a table learns its own (`feltbank calibrate`): one
+    capture of each card alone on the felt (the four-poker-decks' ranks 2 to 7)."""
+    import equipment
+    from controller.games.roche_deck import DECK_FILES
+    from vision.cards import learn
+    from vision.demo_kinds import KindScene
+
+    labels = [c["label"] for c in equipment.load(DECK_FILES[deck])["cards"]]
+    log.info("camera: the demo table learns its %s deck (%d cards)", deck, len(labels))
+    return learn(KindScene("cards").captures(labels))
 
 
 def demo_camera(kind: str, profile, config: Config, zones: dict, clock=None):

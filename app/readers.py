@@ -14,6 +14,7 @@ shape `feltbank recognize --json` prints, with the labels the engines read: "PIP
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,16 +101,52 @@ class KindReader:
         return obj
 
 
+@dataclass
+class Cards:
+    """Reads cards with the model of the deck the table deals now (Roche's `deck` setting:
+    the printed Roche deck, or four poker decks), learned when first needed if it can be."""
+
+    readers: dict
+    #: Which deck the table deals now ("roche", "poker").
+    deck: Callable[[], str] = lambda: "roche"
+    #: Learns a deck's model when none is there (the demo table: from its own captures).
+    learn: Callable[[str], object] | None = None
+
+    def read(self, img) -> list:
+        deck = self.deck()
+        if deck not in self.readers and self.learn is not None:
+            from vision.cards import CardReader
+
+            self.readers[deck] = CardReader(self.learn(deck))
+        reader = self.readers.get(deck)
+        if reader is not None:
+            return reader.read(img)
+        # the cards are there, but no one taught the table this deck: the banker reads them
+        found = self.readers["roche"].read(img)
+        for r in found:
+            r.label, r.confidence = None, min(r.confidence, 0.3)
+            r.why = (f"the {deck} deck is not learned: `feltbank calibrate --captures DIR`, "
+                     "then camera.profile = the model's folder")
+        return found
+
+
 def kind_reader(kind: str, equipment_name: str, profile: str = "",
-                store: Path | None = None) -> KindReader:
+                store: Path | None = None, deck: Callable[[], str] = lambda: "roche",
+                learn: Callable[[str], object] | None = None) -> KindReader:
     """The reader of `kind` (not "labels"), with the profile at `profile` (camera.profile),
     else the table's own in `store/EQUIPMENT/`, else the shipped default; ConfigError when a
-    profile is missing or corrupt, or the kind needs one and none is there."""
+    profile is missing or corrupt, or the kind needs one and none is there. Cards: `deck()`
+    says which deck the table deals now, `learn(deck)` learns one no profile gives."""
     from vision.errors import VisionError
 
     path = Path(profile) if profile else None
-    if path is None and store is not None and (store / equipment_name).exists():
-        path = store / equipment_name
+    if path is None and store is not None:
+        # the table's own: a numeral die set's colours or a learned deck, in profiles/EQUIPMENT/
+        from vision.cards import MODEL_FILE
+
+        own = store / equipment_name / {"numerals": "numerals.json",
+                                         "cards": MODEL_FILE}.get(kind, "")
+        path = own if own.is_file() else None
     try:
         if kind == "pips":
             from vision.pips import read_pips
@@ -140,10 +177,14 @@ def kind_reader(kind: str, equipment_name: str, profile: str = "",
                     raise ConfigError(f"camera: the {equipment_name} cards are read once the "
                                       "deck is learned: `feltbank calibrate --captures DIR`, "
                                       "then camera.profile = the model's folder")
-                reader, where = CardReader(), "shipped (the printed Roche deck's art)"
+                readers, where = {}, "shipped (the printed Roche deck's art)"
             else:
-                reader, where = CardReader(CardModel.load(path)), str(path)
-            return KindReader(kind, where, reader.read, tuple(reader.model.labels))
+                model = CardModel.load(path)
+                readers, where = {model.deck: CardReader(model)}, str(path)
+            readers.setdefault("roche", CardReader())  # the printed deck, from its own art
+            cards = Cards(readers, deck, learn)
+            return KindReader(kind, where, cards.read,
+                              tuple(x for r in readers.values() for x in r.model.labels))
     except VisionError as exc:
         raise ConfigError(f"camera: {exc}") from None
     raise ConfigError(f"camera: no reader of {kind!r}; a table reads {', '.join(KINDS)}")

@@ -4,8 +4,9 @@ The rules (`controller/games/`), the recognizer (`vision/labels.py`, by its own 
 vision imports nothing of `controller/`) and the dashboard read the same file, so a face, a
 colour or a glyph is written once. A file is `equipment/NAME.json`:
 
-    {"name": NAME, "kind": "dice", "title": ..., "dice": [{"name", "colour", "faces",
-     "body_bgr", "ink_bgr"}...], "glyphs": {LABEL: SIGN}}
+    {"name": NAME, "kind": "dice", "title": ..., "reader": "pips" | "numerals" | "d20" (the
+     camera's reader, app/readers.py; none: labelled dice), "dice": [{"name", "colour",
+     "faces", "body_bgr", "ink_bgr"}...], "glyphs": {LABEL: SIGN}}
     {"name": NAME, "kind": "deck", "title": ..., "cards": [{"label", ...}...]}
 
 This package holds data and this reader only: no rules, no I/O beyond reading its own files.

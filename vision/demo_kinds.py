@@ -63,8 +63,9 @@ class KindScene:
     """The demo table's felt and camera for one kind of object."""
 
     kind: str
-    #: For cards: the deck's look (None: the printed Roche deck).
-    poker: PokerStyle | None = None
+    #: For cards: the look of the table's poker decks (poker labels: 7H, KS...); the printed
+    #: Roche deck's cards are drawn from its own art.
+    poker: PokerStyle = field(default_factory=PokerStyle)
     view: View = field(default_factory=lambda: View(FRAME[0], FRAME[1], F_PX, HEIGHT_MM,
                                                     (FRAME[0] / 2, FRAME[1] / 2)))
 
@@ -101,7 +102,7 @@ class KindScene:
         if self.kind == "cards":
             from vision.deck_art import POKER_LABELS, roche_labels
 
-            return tuple(POKER_LABELS) if self.poker is not None else tuple(roche_labels())
+            return (*roche_labels(), *POKER_LABELS)
         return _labels_of(self.kind)
 
     def check(self, labels: list[str]) -> None:
@@ -239,11 +240,20 @@ class KindScene:
         """A card's art and alpha, drawn once (a dealt card is drawn in every frame after)."""
         cache = self.__dict__.setdefault("_faces", {})
         if label not in cache:
-            face = render_card(label, self.poker, CARD_TEX_MM).astype(np.float32) / 255
+            from vision.deck_art import POKER_LABELS
+
+            style = self.poker if label in POKER_LABELS else None
+            face = render_card(label, style, CARD_TEX_MM).astype(np.float32) / 255
             alpha = card_alpha(face.shape[1], face.shape[0], CARD_TEX_MM)
             edge = cv2.erode(alpha, np.ones((3, 3), np.uint8), iterations=1)
             cache[label] = face * (1 - 0.2 * (alpha - edge))[:, :, None], alpha
         return cache[label]
+
+    def captures(self, labels: list[str]) -> dict[str, list[tuple[str, np.ndarray]]]:
+        """One capture per card, alone on the felt (what `feltbank calibrate` learns a deck
+        from): {label: [(name, image)]}."""
+        return {label: [(f"demo/{label}", self.render([DieSpec(label, -60.0, 20.0, 4.0)], k))]
+                for k, label in enumerate(labels)}
 
     def _card(self, img: np.ndarray, thing: DieSpec, rng: np.random.Generator) -> None:
         face, alpha = self._card_face(thing.label)

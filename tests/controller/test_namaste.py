@@ -439,8 +439,9 @@ def test_feltbank_replay_runs_the_hand_history(capsys):
 
 @pytest.mark.slow
 def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_path):
-    """calibration/namaste (python -m vision.default_profile namaste) reads the demo table's
-    turquoise and white dice; the reading is the roll."""
+    """The numeral dice reader (vision.numerals, with the set's colours of
+    equipment/namaste.json) reads the demo table's turquoise and white dice; the reading is
+    the roll."""
     import time
 
     from controller.cli.camera import DemoThrower, start_camera

@@ -174,13 +174,33 @@ def test_a_card_dealt_onto_a_stack_is_one_deal_of_the_top_card(tmp_path):
             break
 
 
-def test_rochi_seed_cards_are_read_as_deals(tmp_path):
-    at = Live(tmp_path, "rochi", to_a_throw("rochi", players=3)[0])
+@pytest.mark.parametrize("mode", ["rochi", "captains-rochi", "grand-roche"])
+def test_the_printed_deck_is_dealt_and_read_card_by_card(tmp_path, mode):
+    at = Live(tmp_path, mode, to_a_throw(mode, players=3)[0])
+    assert at.rig.reads == "the cards"
     for n in (1, 2):
         thrown = at.throw()
         at.until_read()
         deals = at.camera_commands("deal")
         assert len(deals) == n and deals[-1].args["card"] == thrown["rolled"][0]
+
+
+@pytest.mark.slow
+def test_the_four_poker_decks_are_learned_by_the_demo_table_and_dealt(tmp_path):
+    """Roche dealt from four poker decks (the `deck` setting): the demo table learns its
+    poker cards from one capture each, as `feltbank calibrate` does, then reads the deal."""
+    opening = [*seated_table("roche", players=2, coins=100),
+               Command("configure", {"settings": {"deck": "poker"}}, "poker")]
+    at = Live(tmp_path, "roche", opening)
+    dealt = []
+    for _ in range(3):
+        thrown = at.throw()
+        assert thrown["rolled"][0][-1] in "SHDC" and thrown["kept"] == dealt
+        at.until_read(most=60)
+        dealt += thrown["rolled"]
+        assert [c.args["card"] for c in at.camera_commands("deal")] == dealt
+        if at.table.state.phase == "betting":
+            break
 
 
 def test_a_reading_the_banker_rejects_is_read_again_and_never_dealt_twice(tmp_path):
@@ -245,3 +265,19 @@ def test_a_corrupt_profile_or_a_mode_without_a_reader_is_a_clear_config_error(tm
         reader_kind("")
     with pytest.raises(ConfigError, match="no dice or deck called 'marbles'"):
         reader_kind("marbles")
+
+
+def test_the_tables_own_numeral_profile_is_read_with(tmp_path):
+    import json
+
+    from app.readers import kind_reader
+    from vision.numerals import default_profile
+
+    store = tmp_path / "profiles"
+    assert kind_reader("numerals", "namaste", store=store).profile_path.startswith("shipped")
+    (store / "namaste").mkdir(parents=True)
+    own = store / "namaste" / "numerals.json"
+    own.write_text(json.dumps(default_profile().to_json()))
+    reader = kind_reader("numerals", "namaste", store=store)
+    assert reader.profile_path == str(own)
+    assert "TURQUOISE-1-7" in reader.labels
