@@ -40,6 +40,9 @@ MIN_SIDE = 60
 GLYPH_PX = (8, 40)  # a numeral's height at the level it is read at
 HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
+MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
+OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
+READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
 MIN_MARGIN = 0.06  # by which the best label beats every other
@@ -47,6 +50,8 @@ MIN_MARGIN = 0.06  # by which the best label beats every other
 TEMPLATE_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
                   (cv2.FONT_HERSHEY_COMPLEX, 0.1), (cv2.FONT_HERSHEY_TRIPLEX, 0.14),
                   (cv2.FONT_HERSHEY_SIMPLEX, 0.18), (cv2.FONT_HERSHEY_DUPLEX, 0.08))
+TURNS = (-6.0, 0.0, 6.0)  # degrees: the print a little turned on its face
+SLANTS = (-0.1, 0.0, 0.15, 0.3)  # shear of the templates (italic fonts lean right)
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "namaste.json"
 
 
@@ -143,21 +148,27 @@ def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
 @cache
 def _templates() -> tuple[np.ndarray, np.ndarray]:
     """(vectors (N, SIZE*SIZE), label index (N,)): every label in every template font, at
-    small turns."""
+    small turns and slants (a maker's font may be italic: the slant is not learned from any
+    one font but drawn by shearing the upright ones)."""
     from vision.scenes_numerals import render_text
 
     vecs, labs = [], []
     for li, lab in enumerate(LABELS):
         for font, weight in TEMPLATE_FONTS:
             mask = render_text(lab, font, 40 * (0.62 if lab == "1/7" else 1), weight)
-            for turn in (-6.0, 0.0, 6.0):
-                h, w = mask.shape
-                pad = np.pad(mask, max(h, w) // 2)
-                m = cv2.getRotationMatrix2D((pad.shape[1] / 2, pad.shape[0] / 2), turn, 1.0)
-                v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])))
-                if v is not None:
-                    vecs.append(v)
-                    labs.append(li)
+            h, w = mask.shape
+            pad = np.pad(mask, max(h, w))
+            cx, cy = pad.shape[1] / 2, pad.shape[0] / 2
+            for turn in TURNS:
+                for slant in SLANTS:
+                    m = cv2.getRotationMatrix2D((cx, cy), turn, 1.0)
+                    # x' = x - slant (y - cy): the top leans right for slant > 0
+                    shear = np.array([[1.0, -slant, slant * cy], [0, 1, 0], [0, 0, 1]])
+                    m = (shear @ np.vstack([m, [0, 0, 1]]))[:2]
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])))
+                    if v is not None:
+                        vecs.append(v)
+                        labs.append(li)
     return np.array(vecs, np.float32), np.array(labs)
 
 
@@ -317,12 +328,14 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
     hat_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     found: list[tuple[float, NumeralReading]] = []
+    greys: list[np.ndarray] = []  # each level's grey: a face found coarse is read finer
     for level in range(LEVELS):
         if level:
             bgr = cv2.pyrDown(bgr)
         if min(bgr.shape[:2]) < MIN_SIDE:
             break
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        greys.append(grey)
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
         ink = (hat > INK_MIN).astype(np.uint8)
         scale = 2 ** level
@@ -336,7 +349,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                 continue
             hull, _, (centre, side, ang) = grown
             taken.append((centre[0], centre[1], side))
-            rd = _read_face(bgr, grey, hat, hull, centre, side, ang, profile)
+            rd = _read_face(bgr, greys, hull, centre, side, ang, profile)
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
@@ -381,18 +394,50 @@ def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float])
     return out
 
 
-def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndarray,
+def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The numeral's pieces of a face's dark pixels (float, 1 = ink): pieces that reach
+    the face's edge (its rim, a shadow, a neighbour's edge) and specks are dropped."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return ink.astype(np.float32)
+    band = int(max(2, round(0.06 * ink.shape[0])))
+    edge = cv2.dilate((inside == 0).astype(np.uint8),
+                      cv2.getStructuringElement(cv2.MORPH_RECT, (2 * band + 1, 2 * band + 1)))
+    at_edge = np.zeros(n, bool)
+    at_edge[np.unique(lab[edge > 0])] = True
+    big = stats[1:, cv2.CC_STAT_AREA].max()
+    keep = ~at_edge & (stats[:, cv2.CC_STAT_AREA] >= max(3, 0.04 * big))
+    keep[0] = False
+    if not keep.any():
+        return ink.astype(np.float32)
+    return keep[lab].astype(np.float32)
+
+
+def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
                profile: NumeralProfile) -> NumeralReading:
-    """One face's numeral and colour (level pixels; the caller scales the place)."""
-    # the face turned square and cut out, a little inside its edge
-    out = max(16, int(math.ceil(side * 0.84)))
-    m = cv2.getRotationMatrix2D(centre, ang, 1.0)
-    m[:, 2] += (out / 2 - centre[0], out / 2 - centre[1])
-    g = cv2.warpAffine(grey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    """One face's numeral and colour (the place in pixels of the level the face was found
+    at, the last of greys; the caller scales it). The numeral is read at the finest level
+    where the face is at most READ_PX across."""
+    level = len(greys) - 1
+    grey = greys[level]
     hmask = np.zeros(grey.shape, np.uint8)
     cv2.fillConvexPoly(hmask, np.round(hull).astype(np.int32).reshape(-1, 2), 1)
-    inside = cv2.warpAffine(hmask, m, (out, out), flags=cv2.INTER_NEAREST)
+    fine = level
+    while fine > 0 and side * 2 ** (level - fine + 1) * 0.84 <= READ_PX:
+        fine -= 1
+    f = 2.0 ** (level - fine)
+    fc = ((centre[0] + 0.5) * f - 0.5, (centre[1] + 0.5) * f - 0.5)
+    fgrey = greys[fine]
+    # the face turned square and cut out, a little inside its edge
+    out = max(16, int(math.ceil(side * f * 0.84)))
+    m = cv2.getRotationMatrix2D(fc, ang, 1.0)
+    m[:, 2] += (out / 2 - fc[0], out / 2 - fc[1])
+    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    fmask_h = np.zeros(fgrey.shape, np.uint8)
+    cv2.fillConvexPoly(fmask_h, np.round((hull.reshape(-1, 2) + 0.5) * f - 0.5).astype(
+        np.int32), 1)
+    inside = cv2.warpAffine(fmask_h, m, (out, out), flags=cv2.INTER_NEAREST)
     inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
     vals = g[inside > 0].astype(np.float32)
     if vals.size < 30:
@@ -401,7 +446,19 @@ def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndar
     dark = float(np.percentile(vals, 3))
     if body - dark < 25:
         return NumeralReading("numerals", None, 0.2, centre, why="no clear print on the face")
-    ink = ((g < (body + dark) / 2) & (inside > 0)).astype(np.float32)
+    ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
+    ys, xs = np.nonzero(ink)
+    if len(xs) and (max(np.ptp(xs), np.ptp(ys)) + 1 < MIN_PRINT * out / 0.84 or math.hypot(
+            (xs.min() + xs.max() + 1) / 2 - out / 2, (ys.min() + ys.max() + 1) / 2 - out / 2)
+            > OFF_CENTRE * out):
+        # a numeral fills much of its face, in its middle: this "face" has run into a
+        # surround of its colour
+        return NumeralReading("numerals", None, 0.2, centre,
+                              why="the print is too small for the face round it, or not in "
+                                  "its middle")
+    # the body's grey at the level the face was found (the colour is read there)
+    body = float(np.percentile(grey[hmask > 0], 75))
+    dark = float(np.percentile(grey[hmask > 0], 3))
     label, score, margin, _ = classify_ink(ink)
     # the body's colour: face pixels well clear of the ink
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
