@@ -42,6 +42,7 @@ HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
 MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
 OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
+PIECE_SHARE = 0.45  # least size of a numeral's piece over its largest piece's
 READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
@@ -133,6 +134,17 @@ def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
         return None
     crop = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h, w = crop.shape
+    mo = cv2.moments(crop)
+    if mo["mu02"] > 1e-6:  # upright: the slant of an italic print taken out (its moments)
+        k = float(np.clip(mo["mu11"] / mo["mu02"], -0.5, 0.5))
+        pad = int(abs(k) * h) + 1
+        m = np.float32([[1, -k, k * mo["m01"] / mo["m00"] + pad], [0, 1, 0]])
+        crop = cv2.warpAffine(crop, m, (w + 2 * pad, h))
+        ys, xs = np.nonzero(crop > 0.5)
+        if len(xs) < 4:
+            return None
+        crop = crop[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        h, w = crop.shape
     f = (SIZE - 4) / max(h, w)
     small = cv2.resize(crop.astype(np.float32), (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
@@ -405,9 +417,15 @@ def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
                       cv2.getStructuringElement(cv2.MORPH_RECT, (2 * band + 1, 2 * band + 1)))
     at_edge = np.zeros(n, bool)
     at_edge[np.unique(lab[edge > 0])] = True
-    big = stats[1:, cv2.CC_STAT_AREA].max()
-    keep = ~at_edge & (stats[:, cv2.CC_STAT_AREA] >= max(3, 0.04 * big))
-    keep[0] = False
+    area = stats[:, cv2.CC_STAT_AREA].copy()
+    area[0] = 0
+    area[at_edge] = 0
+    if not area.any():
+        return ink.astype(np.float32)
+    # the numeral's pieces are alike in size (the "1", "/" and "7" of "1/7"): smaller bits
+    # are specks, a neighbour's corner or the rim's end
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    keep = (area > 0) & (extent >= PIECE_SHARE * extent[int(np.argmax(area))])
     if not keep.any():
         return ink.astype(np.float32)
     return keep[lab].astype(np.float32)
