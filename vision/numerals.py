@@ -285,8 +285,8 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     d = 0.22 * gh
     seeds = [(cx, y0 - d), (cx, y1 + d), (x0 - d, cy), (x1 + d, cy)]
-    grey = [float(bgr[int(np.clip(sy, 0, h - 1)), int(np.clip(sx, 0, w - 1))].mean())
-            for sx, sy in seeds]
+    grey = [float(bgr[min(max(int(sy), 0), h - 1), min(max(int(sx), 0), w - 1)].astype(
+        np.float32).sum()) for sx, sy in seeds]
     half = int(reach * gh) + 4
     wx0, wy0 = max(0, int(cx) - half), max(0, int(cy) - half)
     wx1, wy1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
@@ -438,9 +438,13 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     at, the last of greys; the caller scales it). The numeral is read at the finest level
     where the face is at most READ_PX across."""
     level = len(greys) - 1
-    grey = greys[level]
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    # the face's window at its level (the colour is read there)
+    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
+    grey = greys[level][y0:y1, x0:x1]
     hmask = np.zeros(grey.shape, np.uint8)
-    cv2.fillConvexPoly(hmask, np.round(hull).astype(np.int32).reshape(-1, 2), 1)
+    cv2.fillConvexPoly(hmask, np.round(pts - (x0, y0)).astype(np.int32), 1)
     fine = level
     while fine > 0 and side * 2 ** (level - fine + 1) * 0.84 <= READ_PX:
         fine -= 1
@@ -452,10 +456,9 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     m = cv2.getRotationMatrix2D(fc, ang, 1.0)
     m[:, 2] += (out / 2 - fc[0], out / 2 - fc[1])
     g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
-    fmask_h = np.zeros(fgrey.shape, np.uint8)
-    cv2.fillConvexPoly(fmask_h, np.round((hull.reshape(-1, 2) + 0.5) * f - 0.5).astype(
-        np.int32), 1)
-    inside = cv2.warpAffine(fmask_h, m, (out, out), flags=cv2.INTER_NEAREST)
+    inside = np.zeros((out, out), np.uint8)
+    fpts = (pts + 0.5) * f - 0.5
+    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
     inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
     vals = g[inside > 0].astype(np.float32)
     if vals.size < 30:
@@ -482,7 +485,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
     colour, cconf, bc = None, 0.0, None
     if fmask.sum() > 10:
-        med = np.median(bgr[fmask], 0)
+        med = np.median(bgr[y0:y1, x0:x1][fmask], 0)
         colour, cconf = _colour(med, profile)
         bc = tuple(float(v) for v in chroma(med))
     if label is None:
