@@ -43,6 +43,8 @@ INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
 MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
 OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
 PIECE_SHARE = 0.45  # least size of a numeral's piece over its largest piece's
+REACH = 2.1  # the face is looked for within this many print heights of it (a print 0.35 of
+#             its face, the face turned 45 degrees)
 READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
@@ -356,7 +358,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box)
+            grown = grow_face(bgr, box, reach=REACH)
             if grown is None:
                 continue
             hull, _, (centre, side, ang) = grown
