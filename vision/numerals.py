@@ -380,7 +380,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    side_of = _side_faces(kept, middle) | _shaded_side_faces(kept, middle)
+    side_of = (_side_faces(kept, middle) | _shaded_side_faces(kept, middle)
+               | _beside_brighter_face(image, kept, middle))
     return [rd for i, rd in enumerate(kept) if i not in side_of]
 
 
@@ -431,6 +432,37 @@ def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
     if not keep.any():
         return ink.astype(np.float32)
     return keep[lab].astype(np.float32)
+
+
+def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
+                          middle: tuple[float, float]) -> set[int]:
+    """Side faces whose die's top face was not read (cut by the frame's edge, or too
+    slanted): beside the face, on its side away from the picture's middle, lies a region
+    of its colour and much brighter (the top face, which the lamp above lights most)."""
+    out: set[int] = set()
+    h, w = image.shape[:2]
+    for i, rd in enumerate(faces):
+        if rd.body_chroma is None or not rd.corners or rd.body_grey <= 0:
+            continue
+        c = np.asarray(rd.center, np.float64)
+        pts = np.asarray(rd.corners, np.float64)
+        r = max(2, int(0.15 * rd.size_px))
+        for k in range(4):
+            mid = (pts[k] + pts[(k + 1) % 4]) / 2
+            if float(np.dot(mid - c, c - np.asarray(middle))) <= 0:
+                continue  # towards the picture's middle: a side face's top is outwards
+            x, y = np.round(c + 1.6 * (mid - c)).astype(int)
+            if not (r <= x < w - r and r <= y < h - r):
+                continue
+            patch = image[y - r:y + r + 1, x - r:x + r + 1].reshape(-1, 3)
+            med = np.median(patch, 0)
+            grey = float(cv2.cvtColor(med.astype(np.uint8).reshape(1, 1, 3),
+                                      cv2.COLOR_BGR2GRAY)[0, 0])
+            if (grey > 1.15 * rd.body_grey and float(np.linalg.norm(
+                    chroma(med) - np.asarray(rd.body_chroma))) < 0.03):
+                out.add(i)
+                break
+    return out
 
 
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
