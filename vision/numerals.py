@@ -128,16 +128,17 @@ def load_numeral_profile(path: str | Path) -> NumeralProfile:
     return NumeralProfile.from_json(data)
 
 
-def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
+def _ink_vector(mask: np.ndarray, upright: bool = False) -> np.ndarray | None:
     """The ink (float, 1 = ink) cropped to itself, scaled by its longer side into SIZE x
-    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none."""
+    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none.
+    upright: the slant taken out first (by the ink's moments: an italic print stood up)."""
     ys, xs = np.nonzero(mask > 0.5)
     if len(xs) < 4:
         return None
     crop = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h, w = crop.shape
-    mo = cv2.moments(crop)
-    if mo["mu02"] > 1e-6:  # upright: the slant of an italic print taken out (its moments)
+    mo = cv2.moments(crop) if upright else None
+    if mo is not None and mo["mu02"] > 1e-6:  # upright: the slant of an italic print taken out (its moments)
         k = float(np.clip(mo["mu11"] / mo["mu02"], -0.5, 0.5))
         pad = int(abs(k) * h) + 1
         m = np.float32([[1, -k, k * mo["m01"] / mo["m00"] + pad], [0, 1, 0]])
@@ -179,21 +180,22 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
                     # x' = x - slant (y - cy): the top leans right for slant > 0
                     shear = np.array([[1.0, -slant, slant * cy], [0, 1, 0], [0, 0, 1]])
                     m = (shear @ np.vstack([m, [0, 0, 1]]))[:2]
-                    v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])))
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])),
+                                    upright=True)
                     if v is not None:
                         vecs.append(v)
                         labs.append(li)
     return np.array(vecs, np.float32), np.array(labs)
 
 
-def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int
-          ) -> tuple[int, float, float, int]:
+def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
+          upright: bool = False) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
-        v = _ink_vector(mask)
+        v = _ink_vector(mask, upright)
         if v is None:
             continue
         per = np.full(n_labels, -1.0)
@@ -210,7 +212,8 @@ def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
     """(label, best score, margin over the next label, quarter turns) of an ink mask that is
     square to its face; label None when no label is clearly best."""
     vecs, labs = _templates()
-    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS))
+    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
+                                upright=True)
     if b < MIN_SCORE or margin < MIN_MARGIN:
         return None, b, margin, turns
     return LABELS[i], b, margin, turns
