@@ -40,13 +40,21 @@ MIN_SIDE = 60
 GLYPH_PX = (8, 40)  # a numeral's height at the level it is read at
 HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
+MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
+OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
+PIECE_SHARE = 0.45  # least size of a numeral's piece over its largest piece's
+REACH = 2.1  # the face is looked for within this many print heights of it (a print 0.35 of
+#             its face, the face turned 45 degrees)
+READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
-MIN_MARGIN = 0.06  # by which the best label beats every other
+MIN_MARGIN = 0.035  # by which the best label beats every other (0.02 made no error on dev)
 #: fonts the templates are drawn in (OpenCV's Hershey fonts, with stroke weights)
 TEMPLATE_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
                   (cv2.FONT_HERSHEY_COMPLEX, 0.1), (cv2.FONT_HERSHEY_TRIPLEX, 0.14),
                   (cv2.FONT_HERSHEY_SIMPLEX, 0.18), (cv2.FONT_HERSHEY_DUPLEX, 0.08))
+TURNS = (-6.0, 0.0, 6.0)  # degrees: the print a little turned on its face
+SLANTS = (-0.1, 0.0, 0.15, 0.3)  # shear of the templates (italic fonts lean right)
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "namaste.json"
 
 
@@ -120,14 +128,26 @@ def load_numeral_profile(path: str | Path) -> NumeralProfile:
     return NumeralProfile.from_json(data)
 
 
-def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
+def _ink_vector(mask: np.ndarray, upright: bool = False) -> np.ndarray | None:
     """The ink (float, 1 = ink) cropped to itself, scaled by its longer side into SIZE x
-    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none."""
+    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none.
+    upright: the slant taken out first (by the ink's moments: an italic print stood up)."""
     ys, xs = np.nonzero(mask > 0.5)
     if len(xs) < 4:
         return None
     crop = mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     h, w = crop.shape
+    mo = cv2.moments(crop) if upright else None
+    if mo is not None and mo["mu02"] > 1e-6:  # upright: the slant of an italic print taken out (its moments)
+        k = float(np.clip(mo["mu11"] / mo["mu02"], -0.5, 0.5))
+        pad = int(abs(k) * h) + 1
+        m = np.float32([[1, -k, k * mo["m01"] / mo["m00"] + pad], [0, 1, 0]])
+        crop = cv2.warpAffine(crop, m, (w + 2 * pad, h))
+        ys, xs = np.nonzero(crop > 0.5)
+        if len(xs) < 4:
+            return None
+        crop = crop[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        h, w = crop.shape
     f = (SIZE - 4) / max(h, w)
     small = cv2.resize(crop.astype(np.float32), (max(1, round(w * f)), max(1, round(h * f))),
                        interpolation=cv2.INTER_AREA)
@@ -143,32 +163,39 @@ def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
 @cache
 def _templates() -> tuple[np.ndarray, np.ndarray]:
     """(vectors (N, SIZE*SIZE), label index (N,)): every label in every template font, at
-    small turns."""
+    small turns and slants (a maker's font may be italic: the slant is not learned from any
+    one font but drawn by shearing the upright ones)."""
     from vision.scenes_numerals import render_text
 
     vecs, labs = [], []
     for li, lab in enumerate(LABELS):
         for font, weight in TEMPLATE_FONTS:
             mask = render_text(lab, font, 40 * (0.62 if lab == "1/7" else 1), weight)
-            for turn in (-6.0, 0.0, 6.0):
-                h, w = mask.shape
-                pad = np.pad(mask, max(h, w) // 2)
-                m = cv2.getRotationMatrix2D((pad.shape[1] / 2, pad.shape[0] / 2), turn, 1.0)
-                v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])))
-                if v is not None:
-                    vecs.append(v)
-                    labs.append(li)
+            h, w = mask.shape
+            pad = np.pad(mask, max(h, w))
+            cx, cy = pad.shape[1] / 2, pad.shape[0] / 2
+            for turn in TURNS:
+                for slant in SLANTS:
+                    m = cv2.getRotationMatrix2D((cx, cy), turn, 1.0)
+                    # x' = x - slant (y - cy): the top leans right for slant > 0
+                    shear = np.array([[1.0, -slant, slant * cy], [0, 1, 0], [0, 0, 1]])
+                    m = (shear @ np.vstack([m, [0, 0, 1]]))[:2]
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pad.shape[1], pad.shape[0])),
+                                    upright=True)
+                    if v is not None:
+                        vecs.append(v)
+                        labs.append(li)
     return np.array(vecs, np.float32), np.array(labs)
 
 
-def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int
-          ) -> tuple[int, float, float, int]:
+def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
+          upright: bool = False) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
-        v = _ink_vector(mask)
+        v = _ink_vector(mask, upright)
         if v is None:
             continue
         per = np.full(n_labels, -1.0)
@@ -185,7 +212,8 @@ def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
     """(label, best score, margin over the next label, quarter turns) of an ink mask that is
     square to its face; label None when no label is clearly best."""
     vecs, labs = _templates()
-    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS))
+    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
+                                upright=True)
     if b < MIN_SCORE or margin < MIN_MARGIN:
         return None, b, margin, turns
     return LABELS[i], b, margin, turns
@@ -262,8 +290,8 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     d = 0.22 * gh
     seeds = [(cx, y0 - d), (cx, y1 + d), (x0 - d, cy), (x1 + d, cy)]
-    grey = [float(bgr[int(np.clip(sy, 0, h - 1)), int(np.clip(sx, 0, w - 1))].mean())
-            for sx, sy in seeds]
+    grey = [float(bgr[min(max(int(sy), 0), h - 1), min(max(int(sx), 0), w - 1)].astype(
+        np.float32).sum()) for sx, sy in seeds]
     half = int(reach * gh) + 4
     wx0, wy0 = max(0, int(cx) - half), max(0, int(cy) - half)
     wx1, wy1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
@@ -317,12 +345,14 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
     hat_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     found: list[tuple[float, NumeralReading]] = []
+    greys: list[np.ndarray] = []  # each level's grey: a face found coarse is read finer
     for level in range(LEVELS):
         if level:
             bgr = cv2.pyrDown(bgr)
         if min(bgr.shape[:2]) < MIN_SIDE:
             break
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        greys.append(grey)
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
         ink = (hat > INK_MIN).astype(np.uint8)
         scale = 2 ** level
@@ -331,12 +361,12 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box)
+            grown = grow_face(bgr, box, reach=REACH)
             if grown is None:
                 continue
             hull, _, (centre, side, ang) = grown
             taken.append((centre[0], centre[1], side))
-            rd = _read_face(bgr, grey, hat, hull, centre, side, ang, profile)
+            rd = _read_face(bgr, greys, hull, centre, side, ang, profile)
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
@@ -353,7 +383,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    side_of = _side_faces(kept, middle) | _shaded_side_faces(kept, middle)
+    side_of = (_side_faces(kept, middle) | _shaded_side_faces(kept, middle)
+               | _beside_brighter_face(image, kept, middle))
     return [rd for i, rd in enumerate(kept) if i not in side_of]
 
 
@@ -381,18 +412,90 @@ def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float])
     return out
 
 
-def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndarray,
+def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The numeral's pieces of a face's dark pixels (float, 1 = ink): pieces that reach
+    the face's edge (its rim, a shadow, a neighbour's edge) and specks are dropped."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return ink.astype(np.float32)
+    band = int(max(2, round(0.06 * ink.shape[0])))
+    edge = cv2.dilate((inside == 0).astype(np.uint8),
+                      cv2.getStructuringElement(cv2.MORPH_RECT, (2 * band + 1, 2 * band + 1)))
+    at_edge = np.zeros(n, bool)
+    at_edge[np.unique(lab[edge > 0])] = True
+    area = stats[:, cv2.CC_STAT_AREA].copy()
+    area[0] = 0
+    area[at_edge] = 0
+    if not area.any():
+        return ink.astype(np.float32)
+    # the numeral's pieces are alike in size (the "1", "/" and "7" of "1/7"): smaller bits
+    # are specks, a neighbour's corner or the rim's end
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    keep = (area > 0) & (extent >= PIECE_SHARE * extent[int(np.argmax(area))])
+    if not keep.any():
+        return ink.astype(np.float32)
+    return keep[lab].astype(np.float32)
+
+
+def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
+                          middle: tuple[float, float]) -> set[int]:
+    """Side faces whose die's top face was not read (cut by the frame's edge, or too
+    slanted): beside the face, on its side away from the picture's middle, lies a region
+    of its colour and much brighter (the top face, which the lamp above lights most)."""
+    out: set[int] = set()
+    h, w = image.shape[:2]
+    for i, rd in enumerate(faces):
+        if rd.body_chroma is None or not rd.corners or rd.body_grey <= 0:
+            continue
+        c = np.asarray(rd.center, np.float64)
+        pts = np.asarray(rd.corners, np.float64)
+        r = max(2, int(0.15 * rd.size_px))
+        for k in range(4):
+            mid = (pts[k] + pts[(k + 1) % 4]) / 2
+            if float(np.dot(mid - c, c - np.asarray(middle))) <= 0:
+                continue  # towards the picture's middle: a side face's top is outwards
+            x, y = np.round(c + 1.6 * (mid - c)).astype(int)
+            if not (r <= x < w - r and r <= y < h - r):
+                continue
+            patch = image[y - r:y + r + 1, x - r:x + r + 1].reshape(-1, 3)
+            med = np.median(patch, 0)
+            grey = float(cv2.cvtColor(med.astype(np.uint8).reshape(1, 1, 3),
+                                      cv2.COLOR_BGR2GRAY)[0, 0])
+            if (grey > 1.15 * rd.body_grey and float(np.linalg.norm(
+                    chroma(med) - np.asarray(rd.body_chroma))) < 0.03):
+                out.add(i)
+                break
+    return out
+
+
+def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
                profile: NumeralProfile) -> NumeralReading:
-    """One face's numeral and colour (level pixels; the caller scales the place)."""
-    # the face turned square and cut out, a little inside its edge
-    out = max(16, int(math.ceil(side * 0.84)))
-    m = cv2.getRotationMatrix2D(centre, ang, 1.0)
-    m[:, 2] += (out / 2 - centre[0], out / 2 - centre[1])
-    g = cv2.warpAffine(grey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    """One face's numeral and colour (the place in pixels of the level the face was found
+    at, the last of greys; the caller scales it). The numeral is read at the finest level
+    where the face is at most READ_PX across."""
+    level = len(greys) - 1
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    # the face's window at its level (the colour is read there)
+    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
+    grey = greys[level][y0:y1, x0:x1]
     hmask = np.zeros(grey.shape, np.uint8)
-    cv2.fillConvexPoly(hmask, np.round(hull).astype(np.int32).reshape(-1, 2), 1)
-    inside = cv2.warpAffine(hmask, m, (out, out), flags=cv2.INTER_NEAREST)
+    cv2.fillConvexPoly(hmask, np.round(pts - (x0, y0)).astype(np.int32), 1)
+    fine = level
+    while fine > 0 and side * 2 ** (level - fine + 1) * 0.84 <= READ_PX:
+        fine -= 1
+    f = 2.0 ** (level - fine)
+    fc = ((centre[0] + 0.5) * f - 0.5, (centre[1] + 0.5) * f - 0.5)
+    fgrey = greys[fine]
+    # the face turned square and cut out, a little inside its edge
+    out = max(16, int(math.ceil(side * f * 0.84)))
+    m = cv2.getRotationMatrix2D(fc, ang, 1.0)
+    m[:, 2] += (out / 2 - fc[0], out / 2 - fc[1])
+    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    inside = np.zeros((out, out), np.uint8)
+    fpts = (pts + 0.5) * f - 0.5
+    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
     inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
     vals = g[inside > 0].astype(np.float32)
     if vals.size < 30:
@@ -401,13 +504,25 @@ def _read_face(bgr: np.ndarray, grey: np.ndarray, hat: np.ndarray, hull: np.ndar
     dark = float(np.percentile(vals, 3))
     if body - dark < 25:
         return NumeralReading("numerals", None, 0.2, centre, why="no clear print on the face")
-    ink = ((g < (body + dark) / 2) & (inside > 0)).astype(np.float32)
+    ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
+    ys, xs = np.nonzero(ink)
+    if len(xs) and (max(np.ptp(xs), np.ptp(ys)) + 1 < MIN_PRINT * out / 0.84 or math.hypot(
+            (xs.min() + xs.max() + 1) / 2 - out / 2, (ys.min() + ys.max() + 1) / 2 - out / 2)
+            > OFF_CENTRE * out):
+        # a numeral fills much of its face, in its middle: this "face" has run into a
+        # surround of its colour
+        return NumeralReading("numerals", None, 0.2, centre,
+                              why="the print is too small for the face round it, or not in "
+                                  "its middle")
+    # the body's grey at the level the face was found (the colour is read there)
+    body = float(np.percentile(grey[hmask > 0], 75))
+    dark = float(np.percentile(grey[hmask > 0], 3))
     label, score, margin, _ = classify_ink(ink)
     # the body's colour: face pixels well clear of the ink
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
     colour, cconf, bc = None, 0.0, None
     if fmask.sum() > 10:
-        med = np.median(bgr[fmask], 0)
+        med = np.median(bgr[y0:y1, x0:x1][fmask], 0)
         colour, cconf = _colour(med, profile)
         bc = tuple(float(v) for v in chroma(med))
     if label is None:

@@ -23,14 +23,20 @@ from vision.scenes_numerals import FACE_LABELS, make_numeral_scene, namaste_dice
 
 
 def _die_image(text: str, body=(235, 235, 235), ink=(40, 40, 40), ground=(60, 110, 150),
-               side=120, turn=17.0, quarter=0) -> np.ndarray:
-    """A flat numeral die face seen from above, with a darker rim."""
-    img = np.zeros((480, 640, 3), np.uint8)
+               side=120, turn=17.0, quarter=0, font=cv2.FONT_HERSHEY_SIMPLEX, slant=0.0,
+               frame=(480, 640)) -> np.ndarray:
+    """A flat numeral die face seen from above, with a darker rim; the print slanted
+    (sheared: an italic font) by slant."""
+    img = np.zeros((*frame, 3), np.uint8)
     img[:] = ground
     tex = np.zeros((side, side, 3), np.uint8)
     tex[:] = body
-    mask = render_text(text, cv2.FONT_HERSHEY_SIMPLEX, side * (0.3 if text == "1/7" else 0.48),
-                       0.12)
+    mask = render_text(text, font, side * (0.3 if text == "1/7" else 0.48), 0.12)
+    if slant:
+        mh, mw = mask.shape
+        pad = int(slant * mh) + 2
+        mask = cv2.warpAffine(mask, np.float32([[1, -slant, slant * mh + 1], [0, 1, 0]]),
+                              (mw + pad, mh))
     mh, mw = mask.shape
     y0, x0 = (side - mh) // 2, (side - mw) // 2
     region = tex[y0:y0 + mh, x0:x0 + mw].astype(np.float32)
@@ -38,10 +44,10 @@ def _die_image(text: str, body=(235, 235, 235), ink=(40, 40, 40), ground=(60, 11
                                    + np.array(ink, np.float32) * mask[:, :, None]).astype(np.uint8)
     tex = np.ascontiguousarray(np.rot90(tex, quarter))
     m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
-    m[:, 2] += (320 - side / 2, 240 - side / 2)
+    m[:, 2] += (frame[1] / 2 - side / 2, frame[0] / 2 - side / 2)
     shape = np.full((side, side), 255, np.uint8)
-    face = cv2.warpAffine(tex, m, (640, 480))
-    alpha = cv2.warpAffine(shape, m, (640, 480))
+    face = cv2.warpAffine(tex, m, frame[::-1])
+    alpha = cv2.warpAffine(shape, m, frame[::-1])
     img[alpha > 127] = face[alpha > 127]
     cs, _ = cv2.findContours((alpha > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
                              cv2.CHAIN_APPROX_NONE)
@@ -55,6 +61,48 @@ def test_every_face_of_a_white_die(text):
     assert [(o.label, o.colour) for o in out] == [(text, "white")], [o.to_json() for o in out]
     assert out[0].confidence >= 0.5
     assert math.hypot(out[0].center[0] - 320, out[0].center[1] - 240) < 8
+
+
+@pytest.mark.parametrize("text", LABELS)
+def test_a_slanted_print_in_a_font_no_template_has_is_read(text):
+    # Hershey "plain" is not among the templates' fonts, nor is any slant drawn like this
+    out = read_numerals(_die_image(text, font=cv2.FONT_HERSHEY_PLAIN, slant=0.25, turn=-31.0,
+                                   quarter=(LABELS.index(text) + 1) % 4))
+    assert [o.label for o in out] == [text], [o.to_json() for o in out]
+
+
+@pytest.mark.parametrize("side", [40, 150, 360])
+def test_small_and_large_dice_are_read(side):
+    # a large die is found on a coarse level and read on a finer one; a small one at full size
+    img = _die_image("6", side=side, turn=44.0, frame=(720, 960))
+    out = read_numerals(img)
+    assert [o.label for o in out] == ["6"], [o.to_json() for o in out]
+    assert math.hypot(out[0].center[0] - 480, out[0].center[1] - 360) < 0.1 * side
+
+
+def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
+    # a sheet of the die's own colour touching it: wherever a label is given, it is on the die
+    img = _die_image("5", turn=0.0)
+    img[120:420, 380:600] = (235, 235, 235)
+    out = read_numerals(img)
+    for o in out:
+        if o.label is not None:
+            assert o.label == "5" and math.hypot(o.center[0] - 320, o.center[1] - 240) < 15, \
+                o.to_json()
+
+
+def test_a_side_face_beside_its_top_face_cut_by_the_frame_is_not_read():
+    # a die at the frame's right edge: its bright top face mostly out of the picture, its
+    # darker side face (showing "4") towards the middle
+    side = 110
+    img = _die_image("4", body=(140, 140, 140), side=side, turn=0.0, frame=(480, 640))
+    img = np.ascontiguousarray(img[:, 320 - side // 2 - 200:320 + side // 2 + 75])
+    h, w = img.shape[:2]
+    img[240 - side // 2:240 + side // 2, w - 72:] = (235, 235, 235)  # the top face, cut
+    assert all(o.label is None for o in read_numerals(img))
+    # the same face with no brighter face beside it is a die's top face and read
+    lone = _die_image("4", body=(140, 140, 140), side=side, turn=0.0)
+    assert [o.label for o in read_numerals(lone)] == ["4"]
 
 
 def test_the_turquoise_die_is_told_by_its_colour():
