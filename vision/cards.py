@@ -17,12 +17,14 @@ Nothing here knows the cloth's colour. Steps:
    picture, the Roche border) lies inside a card with a rim and is not a card.
 3. **Rectify** to 60 x 84 px, portrait, white-balanced on the card's own paper (its
    brightest tenth), so lamp colour and exposure drop out.
-4. **Read.** Normalized cross-correlation of the grey face against every learned face,
-   searched over +/-4 px shifts and both ways up (a card lies upside down as often as not),
-   less a colour term (red against black, the Roche suits' inks) on a coarse map of the
-   card's chromaticity. The best label's margin over the best *other* label decides:
-   below the threshold the reader abstains (label null): no confident error. A card
-   showing its back is reported unread ("face down").
+4. **Read.** First look: normalized cross-correlation of the grey face against every
+   learned face, searched over +/-4 px shifts and both ways up (a card lies upside down as
+   often as not), less a colour term (the index corners' ink: red against black, the Roche
+   suits' inks). Second look at twice the resolution (FINE, 2 px a millimetre: a club's
+   lobes, a spade's point) over the first look's best labels names the card. The best
+   label must beat every other by the pair test (see `_pair_test`): below the threshold the
+   reader abstains (label null): no confident error. A card showing its back is reported
+   unread ("face down").
 
 A deck is learned from as little as one capture per card (`learn`, `feltbank calibrate
 --kind cards`); the printed Roche deck can also be read from its own art (`roche_model`),
