@@ -67,7 +67,6 @@ COLOUR_WEIGHT = 1.5  # how much a colour difference costs (score units per unit 
 BAND_PX = 4.0  # the grey face is band-passed: what is finer than this many px
 MIN_SCORE = 0.3  # below this a face is nothing learned
 PAIR_FLOOR = 0.03  # two faces this alike are told apart only by a difference well above noise
-PAIR_NOISE = 0.0  # the share of the query's unexplained part added to the pair test's floor
 MIN_MARGIN = 0.4  # how surely the best label must beat each runner-up (see _score)
 BACK = "back"
 MODEL_FILE = "cards-model.npz"
@@ -521,10 +520,6 @@ def _pair_test(cand: list[tuple], labels: list[str]) -> tuple[float, int]:
     """How surely the best candidate beats each other label's: (pair, the closest other
     label's face index, -1 when there is none)."""
     s1, i1, t1, w1, q1, c1 = cand[0][:6]
-    # what the best face leaves unexplained in the query (blur, glare, misalignment) is
-    # noise in every difference of correlations: two faces alike are told apart only by
-    # a difference well above it
-    floor = PAIR_FLOOR + PAIR_NOISE * max(0.0, 1.0 - float((q1 * w1).sum()))
     pair, second = 1.0, -1
     for sk, ik, tk, wk, _qk, ck in (c[:6] for c in cand[1:]):
         if labels[ik] == labels[i1]:
@@ -532,7 +527,7 @@ def _pair_test(cand: list[tuple], labels: list[str]) -> tuple[float, int]:
         if tk != t1:  # the other way up: the whole face decides
             p = (s1 - sk) / max(1e-3, 1 - sk)
         else:
-            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + floor
+            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
             p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + COLOUR_WEIGHT * (ck - c1)) / (
                 apart + COLOUR_WEIGHT * abs(ck - c1))
         if p < pair:
