@@ -17,12 +17,14 @@ Nothing here knows the cloth's colour. Steps:
    picture, the Roche border) lies inside a card with a rim and is not a card.
 3. **Rectify** to 60 x 84 px, portrait, white-balanced on the card's own paper (its
    brightest tenth), so lamp colour and exposure drop out.
-4. **Read.** Normalized cross-correlation of the grey face against every learned face,
-   searched over +/-4 px shifts and both ways up (a card lies upside down as often as not),
-   less a colour term (red against black, the Roche suits' inks) on a coarse map of the
-   card's chromaticity. The best label's margin over the best *other* label decides:
-   below the threshold the reader abstains (label null): no confident error. A card
-   showing its back is reported unread ("face down").
+4. **Read.** First look: normalized cross-correlation of the grey face against every
+   learned face, searched over +/-4 px shifts and both ways up (a card lies upside down as
+   often as not), less a colour term (the index corners' ink: red against black, the Roche
+   suits' inks). Second look at twice the resolution (FINE, 2 px a millimetre: a club's
+   lobes, a spade's point) over the first look's best labels names the card. The best
+   label must beat every other by the pair test (see `_pair_test`): below the threshold the
+   reader abstains (label null): no confident error. A card showing its back is reported
+   unread ("face down").
 
 A deck is learned from as little as one capture per card (`learn`, `feltbank calibrate
 --kind cards`); the printed Roche deck can also be read from its own art (`roche_model`),
@@ -45,6 +47,9 @@ from vision.objects import ObjectReading
 
 CANON = (60, 84)  # rectified card, width x height (px)
 INNER = 4  # the query's margin: shifts of +/-INNER px are searched
+FINE = (120, 168)  # the second look's rectified card (2 px a millimetre): pips' shapes
+FINE_INNER = 2 * INNER + 3  # its margin: the first look's shift, doubled, +/-3 px
+TOP_LABELS = 5  # labels the first look keeps for the second, each way up
 DETECT_SIDE = 480  # outlines are found on a frame shrunk to this shorter side
 CARD_RATIO = 63 / 88
 ASPECT = (0.55, 0.9)  # short over long side of a card's quadrilateral
@@ -54,7 +59,10 @@ MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
-INK_WEIGHT = 0.5  # the inks' colour against the chroma maps'
+FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
+INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
+INK_TOL = 0.06  # an ink colour difference this small is noise (light, blur, glare)
+INDEX_MM = (11, 24)  # a card's corner index (rank over suit sign) lies within this, mm
 COLOUR_WEIGHT = 1.5  # how much a colour difference costs (score units per unit of chroma)
 BAND_PX = 4.0  # the grey face is band-passed: what is finer than this many px
 MIN_SCORE = 0.3  # below this a face is nothing learned
@@ -79,14 +87,16 @@ class CardModel:
     chroma: np.ndarray  # (N, h, w, 2) float32
     min_margin: float = MIN_MARGIN
     report: dict = field(default_factory=dict)
+    fine: np.ndarray | None = None  # (N, FINE h, FINE w) float32: the second look's faces
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / MODEL_FILE
+        extra = {} if self.fine is None else {"fine": self.fine.astype(np.float16)}
         np.savez_compressed(path, labels=np.array(self.labels), grey=self.grey,
                             chroma=self.chroma, deck=np.array(self.deck),
-                            min_margin=np.array(self.min_margin))
+                            min_margin=np.array(self.min_margin), **extra)
         (folder / "cards-report.json").write_text(json.dumps(self.report, indent=1) + "\n",
                                                   encoding="utf-8")
         return path
@@ -98,9 +108,10 @@ class CardModel:
         path = path / MODEL_FILE if path.is_dir() else path
         try:
             with np.load(path, allow_pickle=False) as z:
+                fine = z["fine"].astype(np.float32) if "fine" in z.files else None
                 return cls(str(z["deck"]), [str(s) for s in z["labels"]],
                            z["grey"].astype(np.float32), z["chroma"].astype(np.float32),
-                           float(z["min_margin"]))
+                           float(z["min_margin"]), fine=fine)
         except (OSError, KeyError, ValueError) as e:
             raise BadDeck(f"{path}: not a card model written by `feltbank calibrate --kind "
                           f"cards` ({e})") from e
@@ -397,6 +408,11 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
+    # a card-shaped frame well inside a card (a court card's picture) is not a card
+    area = [cv2.contourArea(o.quad) for o in cands]
+    cands = [o for i, o in enumerate(cands) if not any(
+        area[j] >= FRAME_RATIO * area[i] and _inside(o.quad, k.quad) > 0.95
+        for j, k in enumerate(cands))]
     cands.sort(key=lambda o: -o.rim)
     out: list[Outline] = []
     for o in cands:
@@ -424,15 +440,35 @@ def _face(canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return grey.astype(np.float32), chroma.astype(np.float32)
 
 
+def _fine_face(canon: np.ndarray) -> np.ndarray:
+    """A card rectified at FINE (BGR uint8) as the second look's band-passed grey face."""
+    f = canon.astype(np.float32)
+    grey = (f / (np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0)).mean(2)
+    grey = grey - cv2.GaussianBlur(grey, (0, 0), 2 * BAND_PX)
+    return cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)
+
+
+def _corner_ink(chroma: np.ndarray) -> np.ndarray:
+    """The ink's mean colour in a face's two index corners (rank and suit sign, in the suit's
+    colour on every deck; a court card's picture, in the same colours for every suit, is left
+    out). chroma: (..., h, w, 3) maps; returns (..., 2)."""
+    h, w = chroma.shape[-3:-1]
+    ch, cw = -(-INDEX_MM[1] * h // 88), -(-INDEX_MM[0] * w // 63)
+    both = np.concatenate([chroma[..., :ch, :cw, :].reshape(*chroma.shape[:-3], -1, 3),
+                           chroma[..., h - ch:, w - cw:, :].reshape(*chroma.shape[:-3], -1, 3)],
+                          -2)
+    ink = both[..., 2:3]
+    return (both[..., :2] * ink).sum(-2) / (ink.sum(-2) + 1e-3)
+
+
 def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     """How unlike each learned face's colours this face's are: the chroma maps' mean
-    difference plus the difference of their inks' mean colour (red against black, one
-    suit's ink against another's)."""
-    maps = np.abs(model_chroma[..., :2] - chroma[None, ..., :2]).mean((1, 2, 3))
-    w = model_chroma[..., 2:3]
-    inks = (model_chroma[..., :2] * w).sum((1, 2)) / (w.sum((1, 2)) + 1e-3)
-    q = (chroma[..., :2] * chroma[..., 2:3]).sum((0, 1)) / (chroma[..., 2:3].sum() + 1e-3)
-    return maps + INK_WEIGHT * np.abs(inks - q[None]).sum(1)
+    difference plus the difference of their index corners' ink colour (red against black,
+    one suit's ink against another's)."""
+    maps = 0.5 * np.abs(model_chroma[..., :2] - chroma[None, ..., :2]).mean((1, 2, 3))
+    inks = _corner_ink(model_chroma)
+    ink = np.abs(inks - _corner_ink(chroma)[None]).sum(1)
+    return maps + INK_WEIGHT * np.maximum(0.0, ink - INK_TOL)
 
 
 def _norm(a: np.ndarray) -> np.ndarray:
@@ -445,12 +481,19 @@ def face_of(img: np.ndarray, outline: Outline) -> tuple[np.ndarray, np.ndarray]:
     return _face(_warp(img, outline.quad, CANON))
 
 
-def model_from_faces(faces: list[tuple[str, np.ndarray, np.ndarray]], deck: str) -> CardModel:
-    """A model from (label, grey, chroma) faces."""
+def _faces(canon_fine: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(grey, chroma, fine grey) of a card rectified at FINE."""
+    canon = cv2.resize(canon_fine, CANON, interpolation=cv2.INTER_AREA)
+    return (*_face(canon), _fine_face(canon_fine))
+
+
+def model_from_faces(faces: list[tuple], deck: str) -> CardModel:
+    """A model from (label, grey, chroma) or (label, grey, chroma, fine grey) faces."""
     labels = [f[0] for f in faces]
     grey = np.stack([_norm(f[1]) for f in faces])
     chroma = np.stack([f[2] for f in faces])
-    return CardModel(deck, labels, grey, chroma)
+    fine = np.stack([_norm(f[3]) for f in faces]) if all(len(f) > 3 for f in faces) else None
+    return CardModel(deck, labels, grey, chroma, fine=fine)
 
 
 def roche_model() -> CardModel:
@@ -459,7 +502,8 @@ def roche_model() -> CardModel:
     for label in (*roche_labels(), BACK):
         art = render_back(6.0) if label == BACK else render_card(label, None, 6.0)
         canon = cv2.resize(cv2.GaussianBlur(art, (0, 0), 2.0), CANON, interpolation=cv2.INTER_AREA)
-        faces.append((label, *_face(canon)))
+        fine = cv2.resize(cv2.GaussianBlur(art, (0, 0), 1.0), FINE, interpolation=cv2.INTER_AREA)
+        faces.append((label, *_face(canon), _fine_face(fine)))
     return model_from_faces(faces, "roche")
 
 
@@ -472,44 +516,86 @@ class _Scores:
     turned: bool
 
 
-def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray, top: int = 6) -> _Scores:
+def _pair_test(cand: list[tuple], labels: list[str]) -> tuple[float, int]:
+    """How surely the best candidate beats each other label's: (pair, the closest other
+    label's face index, -1 when there is none)."""
+    s1, i1, t1, w1, q1, c1 = cand[0][:6]
+    pair, second = 1.0, -1
+    for sk, ik, tk, wk, _qk, ck in (c[:6] for c in cand[1:]):
+        if labels[ik] == labels[i1]:
+            continue
+        if tk != t1:  # the other way up: the whole face decides
+            p = (s1 - sk) / max(1e-3, 1 - sk)
+        else:
+            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
+            p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + COLOUR_WEIGHT * (ck - c1)) / (
+                apart + COLOUR_WEIGHT * abs(ck - c1))
+        if p < pair:
+            pair, second = p, ik
+    return pair, second
+
+
+def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
+           fine: np.ndarray | None = None) -> _Scores:
     """The best label for this face (both ways up, +/-INNER px), and how surely it beats
     each runner-up: the face's correlations with the two, over how different the two faces
     are where they met the query ((c1 - c2) / (1 - t1.t2): 1 when the face is the first's,
-    -1 when it is the second's, whatever blur or light took from both)."""
+    -1 when it is the second's, whatever blur or light took from both).
+
+    First look at CANON: every learned face, its best few labels each way up. Second look,
+    when the model and the query have FINE faces: those labels at twice the resolution
+    (the pips' and indices' shapes: a club from a spade), searched round the first look's
+    shift; the second look names the card and makes the pair test."""
     g0 = _norm(grey)
-    cand = []  # (score, label index, turned, window of the template aligned to the query)
+    labels = model.labels
     ih, iw = CANON[1] - 2 * INNER, CANON[0] - 2 * INNER
-    flat = model.grey.reshape(len(model.labels), -1)
+    flat = model.grey.reshape(len(labels), -1)
+    lab_ids = np.unique(np.array(labels), return_inverse=True)[1]
+    second_look = fine is not None and model.fine is not None
+    cand = []  # (score, label, turned, template window, query window, colour distance)
     for turned in (False, True):
         g = np.ascontiguousarray(g0[::-1, ::-1]) if turned else g0
         ch = chroma[::-1, ::-1] if turned else chroma
         cdist = _colour_distance(model.chroma, ch)
         approx = flat @ g.ravel() - COLOUR_WEIGHT * cdist
         inner = _norm(np.ascontiguousarray(g[INNER:-INNER, INNER:-INNER]))
-        for i in np.argsort(-approx)[:top]:
+        if second_look:
+            gf = np.ascontiguousarray(fine[::-1, ::-1]) if turned else fine
+            m = FINE_INNER
+            inner_f = _norm(np.ascontiguousarray(gf[m:-m, m:-m]))
+            fh, fw = inner_f.shape
+        order = np.argsort(-approx)
+        seen: set[int] = set()
+        for i in order:
+            if len(seen) >= TOP_LABELS:
+                break
+            if lab_ids[i] in seen:
+                continue
+            seen.add(int(lab_ids[i]))
             res = cv2.matchTemplate(model.grey[i], inner, cv2.TM_CCOEFF_NORMED)
             _, ncc, _, (dx, dy) = cv2.minMaxLoc(res)
-            win = _norm(model.grey[i][dy:dy + ih, dx:dx + iw])
-            cand.append((ncc - COLOUR_WEIGHT * float(cdist[i]), int(i), turned, win, inner,
-                         float(cdist[i])))
+            if not second_look:
+                win = _norm(model.grey[i][dy:dy + ih, dx:dx + iw])
+                cand.append((ncc - COLOUR_WEIGHT * float(cdist[i]), int(i), turned, win, inner,
+                             float(cdist[i])))
+                continue
+            # every learned face of this label, at FINE round the first look's shift
+            x0, y0 = max(0, 2 * dx - 3), max(0, 2 * dy - 3)
+            x1 = min(FINE[0], 2 * dx + 3 + fw + 1)
+            y1 = min(FINE[1], 2 * dy + 3 + fh + 1)
+            best = None
+            for j in np.nonzero(lab_ids == lab_ids[i])[0]:
+                res = cv2.matchTemplate(model.fine[j][y0:y1, x0:x1], inner_f,
+                                        cv2.TM_CCOEFF_NORMED)
+                _, nf, _, (fx, fy) = cv2.minMaxLoc(res)
+                sc = nf - COLOUR_WEIGHT * float(cdist[j])
+                if best is None or sc > best[0]:
+                    win = _norm(model.fine[j][y0 + fy:y0 + fy + fh, x0 + fx:x0 + fx + fw])
+                    best = (sc, int(j), turned, win, inner_f, float(cdist[j]))
+            cand.append(best)
     cand.sort(key=lambda c: -c[0])
-    s1, i1, t1, w1, q1, c1 = cand[0]
-    best = model.labels[i1]
-    pair, second = 1.0, ""
-    for sk, ik, tk, wk, _qk, ck in cand[1:]:
-        if model.labels[ik] == best:
-            continue
-        if tk != t1:  # the other way up: the whole face decides
-            p = (s1 - sk) / max(1e-3, 1 - sk)
-        else:
-            apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
-            colour = COLOUR_WEIGHT * (ck - c1)
-            p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + colour) / (
-                apart + COLOUR_WEIGHT * abs(ck - c1))
-        if p < pair:
-            pair, second = p, model.labels[ik]
-    return _Scores(best, s1, second, pair, t1)
+    pair, k = _pair_test(cand, labels)
+    return _Scores(labels[cand[0][1]], cand[0][0], labels[k] if k >= 0 else "", pair, cand[0][2])
 
 
 def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
@@ -534,8 +620,8 @@ class CardReader:
         """One reading per card found (label None when unsure or face down)."""
         out = []
         for o in find_cards(img):
-            grey, chroma = face_of(img, o)
-            sc = _score(self.model, grey, chroma)
+            grey, chroma, fine = _faces(_warp(img, o.quad, FINE))
+            sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
@@ -577,7 +663,7 @@ def deck_of(labels: list[str]) -> str:
 def _paperness(img: np.ndarray, o: Outline) -> float:
     """How much a found outline's face looks like card paper: bright and colourless."""
     p = np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
-    return max(0.0, float(p.mean() - 2 * (p.max() - p.min())))
+    return max(0.0, float(p.mean() - 0.5 * (p.max() - p.min())))
 
 
 def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
@@ -598,10 +684,10 @@ def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
                 problems.append(f"{name}: {'no card' if not found else f'{len(found)} cards'} "
                                 "found (lay one card, face up, wholly in view)")
                 continue
-            canon = _warp(img, found[0].quad, CANON)
-            faces.append((label, *_face(canon)))
+            canon = _warp(img, found[0].quad, FINE)
+            faces.append((label, *_faces(canon)))
             for sigma in LEARN_BLURS:  # the same card seen less sharply
-                faces.append((label, *_face(cv2.GaussianBlur(canon, (0, 0), sigma))))
+                faces.append((label, *_faces(cv2.GaussianBlur(canon, (0, 0), 2 * sigma))))
     if problems:
         raise BadDeck("captures to retake: " + "; ".join(problems[:12])
                       + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))

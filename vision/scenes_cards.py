@@ -286,23 +286,22 @@ MATCH = 0.25  # a reading belongs to a card when its centre is this many card wi
 
 
 def learn_table(table: CardTable, seed: int, tries: int = 3):  # noqa: ANN201 (a CardModel)
-    """Learn the table's deck from one capture per card, as a person would: a capture in
-    which the card is not found is taken again (up to `tries` times)."""
-    from vision.cards import BadDeck, find_cards, learn
+    """Learn the table's deck from one capture per card, as a person would: a capture the
+    calibration refuses (no card, or two, found) is taken again, up to `tries` times; a card
+    no capture showed is left out (not learned, and so abstained on)."""
+    from vision.cards import BadDeck, learn
 
     caps = {}
     for i, label in enumerate(table.labels):
         for k in range(tries):
-            img = capture(table, label, seed + 1000 * k + i)
-            if find_cards(img):
-                break
-        caps[label] = [(f"{label} (capture {k + 1})", img)]
-    try:
-        return learn(caps)
-    except BadDeck:
-        # leave out the cards no capture showed: they are not learned (and so abstained on)
-        good = {lab: shots for lab, shots in caps.items() if len(find_cards(shots[0][1])) >= 1}
-        return learn(good)
+            shot = [(f"{label} (capture {k + 1})", capture(table, label, seed + 1000 * k + i))]
+            try:
+                learn({label: shot})
+            except BadDeck:
+                continue
+            caps[label] = shot
+            break
+    return learn(caps)
 
 
 def score_cards(res, truths: list[CardTruth], readings: list, hard: bool, seed: int) -> None:  # noqa: ANN001
