@@ -37,7 +37,7 @@ from vision.model import Geometry, Profile, Thresholds
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
-MIN_ACCURACY = 0.5  # fewer held-out captures read right above the thresholds: refused
+MIN_ACCURACY = 0.5  # fewer held-out captures (or of one label) read right: refused
 LEAVE_OUT = 0.2  # at most this share of misread captures is left out to save a table
 CHECK_COPIES, CHECK_SEED = 3, 2112  # augmented copies of each held-out capture read too
 DIE_ASPECT, DIE_FILL = 0.55, 0.6  # see die_like
@@ -350,10 +350,13 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
         # the held-out capture as play may show it (seeds apart from the templates' copies)
         for copy in augment(patches_a[i], np.random.default_rng([CHECK_SEED, i]), CHECK_COPIES):
             play.append(held_out_read(i, copy, ink))
-    # the margin threshold: above every misreading of a held-out capture or of its copies
-    wrong_margins = [m for t, b, _, m in results + play if t != b]
+    # the margin threshold: above every misreading of a held-out capture, and of its copies
+    # up to MAX_MARGIN (a copy's misreading raises the threshold but never refuses a table)
+    wrong_margins = [m for t, b, _, m in results if t != b]
+    wrong_play = [m for t, b, _, m in play if t != b]
     base = Thresholds()
-    min_margin = max(base.min_margin, (max(wrong_margins) + 0.05) if wrong_margins else 0.0)
+    min_margin = max(base.min_margin, (max(wrong_margins) + 0.05) if wrong_margins else 0.0,
+                     min(MAX_MARGIN, max(wrong_play) + 0.05) if wrong_play else 0.0)
     right_scores = [s for t, b, s, _ in results if t == b]
     min_score = min(base.min_score, float(np.percentile(right_scores, 1)) - 0.05) \
         if right_scores else base.min_score
@@ -371,7 +374,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
             elif m < min_margin or s < min_score:
                 abstained += 1
     accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
-    # which pairs of faces are closest: their captures' median best cross-similarity
+    # which pairs of faces are closest: best cross-similarity of their captures
     means = []
     plain_t, plain_l, _, _ = build_templates(patches_a, plabels_a, copies=0)
     for li in range(len(labels)):
@@ -379,9 +382,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     closest = []
     for a in range(len(labels)):
         for b in range(a + 1, len(labels)):
-            # typical, not best: one bad capture in each (a blank, the felt) is not alike faces
-            cross = means[a] @ means[b].T
-            sim = float(0.5 * (np.median(cross.max(1)) + np.median(cross.max(0))))
+            sim = float((means[a] @ means[b].T).max())
             closest.append((labels[a], labels[b], sim))
     closest.sort(key=lambda x: -x[2])
     flaws = capture_flaws(patches_a)
@@ -403,12 +404,14 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     bad = [lab for lab, share in misread.items() if share >= 0.5]
     # refused only when the faces cannot be told apart: two faces alike, a threshold that
     # only a misreading's confidence sets, or too few held-out captures read right above it
-    if accuracy < MIN_ACCURACY or closest[0][2] > 0.985 or min_margin > MAX_MARGIN:
+    if (accuracy < MIN_ACCURACY or min(per_label.values()) < MIN_ACCURACY
+            or closest[0][2] > 0.985 or min_margin > MAX_MARGIN):
         # a few bad captures (the felt or a blank found for the die, a smeared face) are
         # misread confidently when held out; learnt without them, the table may stand
         keep = np.array([t == b for t, b, _, _ in results])
         kept = np.bincount(plabels_a[keep], minlength=len(labels))
-        if retry and 0 < (~keep).sum() <= LEAVE_OUT * len(keep) and kept.min() >= 2:
+        if (retry and closest[0][2] <= 0.985 and 0 < (~keep).sum() <= LEAVE_OUT * len(keep)
+                and kept.min() >= 2):
             out = [(names[i], flaws[i] + ["misread when held out, left out"])
                    for i in np.flatnonzero(~keep)]
             return learn_templates(die_set, labels, felt, geometry, patches_a[keep],
