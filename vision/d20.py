@@ -79,10 +79,11 @@ def _templates() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     return np.array(vecs, np.float32), np.array(labs), names
 
 
-def _face_ink(darkness: np.ndarray, tri: np.ndarray, apex: int = 0) -> np.ndarray:
+def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = False
+              ) -> np.ndarray:
     """The ink (1 = ink) of a triangular face, turned so corner `apex` points up: the disc
-    round the centroid that a face's number fills, cut out square; darkness is 0..1 with the
-    ink high."""
+    round the centroid that a face's number fills, cut out square. plane is the picture's
+    grey (uint8) or a darkness 0..1 (float); its ink is high, or low with invert."""
     c = tri.mean(0)
     up = tri[apex] - c
     ang = math.degrees(math.atan2(up[0], -up[1]))  # turn that brings the apex up
@@ -90,7 +91,11 @@ def _face_ink(darkness: np.ndarray, tri: np.ndarray, apex: int = 0) -> np.ndarra
     out = max(16, int(round(rad * 1.1)))
     m = cv2.getRotationMatrix2D((float(c[0]), float(c[1])), ang, 1.0)
     m[:, 2] += (out / 2 - c[0], out / 2 - c[1])
-    d = cv2.warpAffine(darkness.astype(np.float32), m, (out, out), flags=cv2.INTER_LINEAR)
+    d = cv2.warpAffine(plane, m, (out, out), flags=cv2.INTER_LINEAR).astype(np.float32)
+    if plane.dtype == np.uint8:
+        d /= 255
+    if invert:
+        d = 1 - d
     yy, xx = np.mgrid[0:out, 0:out]
     d[(xx - out / 2) ** 2 + (yy - out / 2) ** 2 > (0.5 * rad) ** 2] = 0  # inside the face
     lo, hi = float(np.percentile(d, 40)), float(d.max())
@@ -100,6 +105,154 @@ def _face_ink(darkness: np.ndarray, tri: np.ndarray, apex: int = 0) -> np.ndarra
     if ink.sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number on it
         return np.zeros_like(d)
     return ink.astype(np.float32)
+
+
+#: what a face's characters may be: the digits of 1..20 and the letters of the Rugen numbers
+CHARS = "0123456789dn"
+CHAR_MIN_SCORE = 0.8  # least correlation of each character with its best drawing
+CHAR_MIN_MARGIN = 0.05  # by which each character's best beats every other character
+
+
+@cache
+def _char_templates() -> tuple[np.ndarray, np.ndarray]:
+    """(vectors, character index of each): each of CHARS in every template font, at small
+    turns and slants (a die's font may be upright or italic)."""
+    from vision.scenes_numerals import render_text
+
+    vecs, labs = [], []
+    for ci, ch in enumerate(CHARS):
+        for font, weight in TEMPLATE_FONTS:
+            mask = render_text(ch, font, 40, weight)
+            h, w = mask.shape
+            pad = np.pad(mask, max(h, w) // 2)
+            ph, pw = pad.shape
+            for turn in (-6.0, 0.0, 6.0):
+                for slant in (0.0, 0.22):
+                    m = cv2.getRotationMatrix2D((pw / 2, ph / 2), turn, 1.0)
+                    m[0, 1] -= slant
+                    m[0, 2] += slant * ph / 2
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pw, ph)))
+                    if v is not None:
+                        vecs.append(v)
+                        labs.append(ci)
+    return np.array(vecs, np.float32), np.array(labs)
+
+
+def _split_chars(ink: np.ndarray) -> list[np.ndarray] | None:
+    """The characters of an upright number (each a mask cut to itself), left to right; the
+    bar or dot beneath a 6 or 9 left out; None when they cannot be told apart (touching)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), 8)
+    if n < 2:
+        return None
+    tall = int(stats[1:, cv2.CC_STAT_HEIGHT].max())
+    parts = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if h < 0.5 * tall:  # a 6's or 9's bar or dot, or a speck
+            continue
+        parts.append([x, y, x + w, y + h, [i]])
+    parts.sort(key=lambda b: b[0])
+    joined: list[list] = []
+    for b in parts:  # the pieces of one broken character overlap across
+        if joined and b[0] < joined[-1][2] - 0.5 * min(b[2] - b[0], joined[-1][2] - joined[-1][0]):
+            u = joined[-1]
+            joined[-1] = [min(u[0], b[0]), min(u[1], b[1]), max(u[2], b[2]), max(u[3], b[3]),
+                          u[4] + b[4]]
+        else:
+            joined.append(b)
+    if not 1 <= len(joined) <= 2 or any(b[2] - b[0] > 1.0 * (b[3] - b[1]) for b in joined):
+        return None
+    out = []
+    for x0, y0, x1, y1, ids in joined:
+        m = np.isin(lab[y0:y1, x0:x1], ids).astype(np.float32)
+        out.append(m)
+    return out
+
+
+def _read_chars(ink: np.ndarray) -> tuple[str | None, float, float]:
+    """(text, least score, least margin) of an upright number read character by character;
+    text None when it cannot be split into characters."""
+    chars = _split_chars(ink)
+    if chars is None:
+        return None, 0.0, 0.0
+    vecs, labs = _char_templates()
+    text, lo_score, lo_margin = "", 1.0, 1.0
+    for m in chars:
+        i, score, margin, _ = match([m], vecs, labs, len(CHARS))
+        text += CHARS[i]
+        lo_score, lo_margin = min(lo_score, score), min(lo_margin, margin)
+    return text, lo_score, lo_margin
+
+
+RAYS = 120  # rays round a number, looking for its face's edges
+MIN_FIT = 0.6  # least share of the rays that meet an edge of the face's triangle
+MAX_SHIFT = 0.3  # the number's centre off the triangle's, in inradii
+
+
+def _edge_triangle(grey: np.ndarray, ink: np.ndarray, box: tuple) -> tuple | None:
+    """(corners (3, 2), side, fit) of the equilateral triangle round an ink group: the face
+    seen square to the camera (a tilted face is not equilateral in the picture). Rays from
+    the ink's centre meet the first strong edge beyond the ink; the three sides are the
+    rays' distances in three sectors 120 degrees apart, at the turn most rays agree with."""
+    x0, y0, x1, y1 = box
+    gh = max(x1 - x0, y1 - y0)
+    c = ((x0 + x1) / 2, (y0 + y1) / 2)
+    reach = int(3.2 * gh) + 3
+    h, w = grey.shape
+    wx0, wy0 = max(0, int(c[0]) - reach), max(0, int(c[1]) - reach)
+    wx1, wy1 = min(w, int(c[0]) + reach + 2), min(h, int(c[1]) + reach + 2)
+    win = grey[wy0:wy1, wx0:wx1].astype(np.float32)
+    if min(win.shape) < 8:
+        return None
+    mag = cv2.magnitude(cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3),
+                        cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3))
+    cl = (c[0] - wx0, c[1] - wy0)
+    pol = cv2.warpPolar(mag, (reach, RAYS), cl, reach, cv2.WARP_POLAR_LINEAR)
+    ipol = cv2.warpPolar(cv2.dilate(ink[wy0:wy1, wx0:wx1], np.ones((3, 3), np.uint8)),
+                         (reach, RAYS), cl, reach, cv2.WARP_POLAR_LINEAR | cv2.INTER_NEAREST)
+    cols = np.arange(reach)
+    past_ink = np.where(ipol > 0, cols[None, :], 0).max(1) + 2  # the ink's far side per ray
+    past_ink = np.maximum(past_ink, int(0.3 * gh))
+    after = cols[None, :] >= past_ink[:, None]
+    p = np.where(after, pol, 0)
+    top = p.max(1)
+    strong = (p >= 0.45 * top[:, None]) & (top[:, None] > 8)
+    hit = strong.any(1)
+    rho = np.where(hit, strong.argmax(1), 0).astype(np.float64)
+    theta = np.arange(RAYS) * (2 * math.pi / RAYS)
+    best = None
+    for t0 in range(RAYS // 3):  # the first side's normal, in ray steps
+        rel = (np.arange(RAYS) - t0) % RAYS
+        sector = ((rel + RAYS // 6) // (RAYS // 3)) % 3  # which side a ray meets
+        off = (rel - sector * (RAYS // 3) + RAYS // 2) % RAYS - RAYS // 2
+        q = rho * np.cos(off * 2 * math.pi / RAYS)  # the ray's distance along its side's normal
+        d = np.zeros(3)
+        inl = np.zeros(RAYS, bool)
+        for k in range(3):
+            sel = hit & (sector == k)
+            if sel.sum() < 5:
+                break
+            d[k] = float(np.median(q[sel]))
+            inl |= sel & (np.abs(q - d[k]) < max(1.5, 0.07 * d[k]))
+        else:
+            fit = inl.mean()
+            if best is None or fit > best[0]:
+                best = (fit, t0, d.copy())
+    if best is None or best[0] < MIN_FIT:
+        return None
+    fit, t0, d = best
+    normals = np.array([[math.cos(theta[(t0 + k * RAYS // 3) % RAYS]),
+                         math.sin(theta[(t0 + k * RAYS // 3) % RAYS])] for k in range(3)])
+    r = float(d.mean())  # three lines with normals 120 degrees apart: an equilateral triangle
+    shift = (2 / 3) * (normals * (d - r)[:, None]).sum(0)  # its centre, from the ink's
+    if r <= 0 or np.linalg.norm(shift) > MAX_SHIFT * r:
+        return None
+    side = 2 * math.sqrt(3) * r
+    if not 0.08 <= gh / side <= 0.45:
+        return None
+    centre = np.array(c) + shift
+    corners = np.array([centre - 2 * r * normals[k] for k in range(3)], np.float32)
+    return corners, side, float(fit)
 
 
 def _triangle(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
@@ -125,6 +278,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
+    grey0 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # the number is read at full resolution
     found: list[tuple[float, ObjectReading]] = []
     for level in range(LEVELS):
         if level:
@@ -135,8 +289,9 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         scale = 2 ** level
         for op, dark_ink in ((cv2.MORPH_BLACKHAT, True), (cv2.MORPH_TOPHAT, False)):
             hat = cv2.morphologyEx(grey, op, kern)
+            ink = (hat > INK_MIN).astype(np.uint8)
             taken: list[tuple[float, float, float]] = []
-            for box in _groups((hat > INK_MIN).astype(np.uint8)):
+            for box in _groups(ink):
                 if max(box[2] - box[0], box[3] - box[1]) > GLYPH_PX[1]:
                     continue
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
@@ -149,12 +304,9 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 _, _, (tri, side, ratio) = grown
                 c = tri.mean(0)
                 taken.append((float(c[0]), float(c[1]), side))
-                darkness = (255 - grey if dark_ink else grey).astype(np.float32) / 255
-                rd = _read_face(darkness, tri)
-                cc = ((c[0] + 0.5) * scale - 0.5, (c[1] + 0.5) * scale - 0.5)
-                rd.center = (float(cc[0]), float(cc[1]))
-                rd.corners = [[float((x + 0.5) * scale - 0.5), float((y + 0.5) * scale - 0.5)]
-                              for x, y in tri]
+                full = (tri + 0.5) * scale - 0.5
+                rd = _read_face(grey0, full, dark_ink)
+                rd.corners = [[float(x), float(y)] for x, y in full]
                 rd.size_px = side * scale
                 # the top face: the largest and most equilateral of a die's faces
                 found.append((side * scale / ratio, rd))
@@ -165,26 +317,46 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
                > 0.3 * max(rd.size_px, o.size_px) for _, o in faces):
             faces.append((key, rd))
-    # faces of one die: its top face
+    # faces of one die (within one and a half sides of each other): its top face
     faces.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     for _, rd in faces:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 1.1 * max(rd.size_px, o.size_px) for o in kept):
+               > 1.5 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     return kept
 
 
-def _read_face(darkness: np.ndarray, tri: np.ndarray) -> ObjectReading:
-    """The Rugen number on one triangular face (level pixels)."""
+def _read_face(grey: np.ndarray, tri: np.ndarray, dark_ink: bool) -> ObjectReading:
+    """The Rugen number on one triangular face (full-frame pixels): the corner the number
+    points to from the whole number's best match at the three turns, then the number read
+    character by character there; the two must agree, or the whole match alone (characters
+    that touch) must be sure."""
     vecs, labs, names = _templates()
-    inks = [_face_ink(darkness, tri, k) for k in range(3)]
-    i, score, margin, _ = match(inks, vecs, labs, len(names))
+    inks = [_face_ink(grey, tri, k, invert=dark_ink) for k in range(3)]
+    i, score, margin, k = match(inks, vecs, labs, len(names))
     c = tri.mean(0)
+    centre = (float(c[0]), float(c[1]))
+    text, c_score, c_margin = _read_chars(inks[k])
+    shown, means = _texts()
+    by_chars = means[shown.index(text)] if text in shown else None
+    if text is not None and (by_chars is None or c_score < CHAR_MIN_SCORE
+                             or c_margin < CHAR_MIN_MARGIN):
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is unclear (read {text!r}: least character score "
+                                 f"{c_score:.2f}, margin {c_margin:.2f})")
+    if by_chars is not None and by_chars != names[i] and score >= MIN_SCORE:
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is unclear ({text!r} character by character, "
+                                 f"{names[i]} as a whole)")
+    if by_chars is not None:
+        conf = 0.5 + 0.5 * min(1.0, (c_score - CHAR_MIN_SCORE) / (1 - CHAR_MIN_SCORE) * 0.5
+                               + (c_margin - CHAR_MIN_MARGIN) * 2)
+        return ObjectReading("d20", by_chars, float(min(1.0, conf)), centre)
     if score < MIN_SCORE or margin < MIN_MARGIN:
-        return ObjectReading("d20", None, 0.3, (float(c[0]), float(c[1])),
+        return ObjectReading("d20", None, 0.3, centre,
                              why=f"the number is unclear (best {names[i]} {score:.2f}, margin "
                                  f"{margin:.2f})")
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
-    return ObjectReading("d20", names[i], float(min(1.0, conf)), (float(c[0]), float(c[1])))
+    return ObjectReading("d20", names[i], float(min(1.0, conf)), centre)
