@@ -42,6 +42,7 @@ from vision.objects import ObjectReading
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
+BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
 
 def _texts() -> tuple[list[str], list[str]]:
@@ -184,76 +185,6 @@ def _read_chars(ink: np.ndarray) -> tuple[str | None, float, float]:
     return text, lo_score, lo_margin
 
 
-RAYS = 120  # rays round a number, looking for its face's edges
-MIN_FIT = 0.6  # least share of the rays that meet an edge of the face's triangle
-MAX_SHIFT = 0.3  # the number's centre off the triangle's, in inradii
-
-
-def _edge_triangle(grey: np.ndarray, ink: np.ndarray, box: tuple) -> tuple | None:
-    """(corners (3, 2), side, fit) of the equilateral triangle round an ink group: the face
-    seen square to the camera (a tilted face is not equilateral in the picture). Rays from
-    the ink's centre meet the first strong edge beyond the ink; the three sides are the
-    rays' distances in three sectors 120 degrees apart, at the turn most rays agree with."""
-    x0, y0, x1, y1 = box
-    gh = max(x1 - x0, y1 - y0)
-    c = ((x0 + x1) / 2, (y0 + y1) / 2)
-    reach = int(3.2 * gh) + 3
-    h, w = grey.shape
-    wx0, wy0 = max(0, int(c[0]) - reach), max(0, int(c[1]) - reach)
-    wx1, wy1 = min(w, int(c[0]) + reach + 2), min(h, int(c[1]) + reach + 2)
-    win = grey[wy0:wy1, wx0:wx1].astype(np.float32)
-    if min(win.shape) < 8:
-        return None
-    mag = cv2.magnitude(cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3),
-                        cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3))
-    cl = (c[0] - wx0, c[1] - wy0)
-    pol = cv2.warpPolar(mag, (reach, RAYS), cl, reach, cv2.WARP_POLAR_LINEAR)
-    ipol = cv2.warpPolar(cv2.dilate(ink[wy0:wy1, wx0:wx1], np.ones((3, 3), np.uint8)),
-                         (reach, RAYS), cl, reach, cv2.WARP_POLAR_LINEAR | cv2.INTER_NEAREST)
-    cols = np.arange(reach)
-    past_ink = np.where(ipol > 0, cols[None, :], 0).max(1) + 2  # the ink's far side per ray
-    past_ink = np.maximum(past_ink, int(0.3 * gh))
-    after = cols[None, :] >= past_ink[:, None]
-    p = np.where(after, pol, 0)
-    top = p.max(1)
-    strong = (p >= 0.45 * top[:, None]) & (top[:, None] > 8)
-    hit = strong.any(1)
-    rho = np.where(hit, strong.argmax(1), 0).astype(np.float64)
-    theta = np.arange(RAYS) * (2 * math.pi / RAYS)
-    best = None
-    for t0 in range(RAYS // 3):  # the first side's normal, in ray steps
-        rel = (np.arange(RAYS) - t0) % RAYS
-        sector = ((rel + RAYS // 6) // (RAYS // 3)) % 3  # which side a ray meets
-        off = (rel - sector * (RAYS // 3) + RAYS // 2) % RAYS - RAYS // 2
-        q = rho * np.cos(off * 2 * math.pi / RAYS)  # the ray's distance along its side's normal
-        d = np.zeros(3)
-        inl = np.zeros(RAYS, bool)
-        for k in range(3):
-            sel = hit & (sector == k)
-            if sel.sum() < 5:
-                break
-            d[k] = float(np.median(q[sel]))
-            inl |= sel & (np.abs(q - d[k]) < max(1.5, 0.07 * d[k]))
-        else:
-            fit = inl.mean()
-            if best is None or fit > best[0]:
-                best = (fit, t0, d.copy())
-    if best is None or best[0] < MIN_FIT:
-        return None
-    fit, t0, d = best
-    normals = np.array([[math.cos(theta[(t0 + k * RAYS // 3) % RAYS]),
-                         math.sin(theta[(t0 + k * RAYS // 3) % RAYS])] for k in range(3)])
-    r = float(d.mean())  # three lines with normals 120 degrees apart: an equilateral triangle
-    shift = (2 / 3) * (normals * (d - r)[:, None]).sum(0)  # its centre, from the ink's
-    if r <= 0 or np.linalg.norm(shift) > MAX_SHIFT * r:
-        return None
-    side = 2 * math.sqrt(3) * r
-    if not 0.08 <= gh / side <= 0.45:
-        return None
-    centre = np.array(c) + shift
-    corners = np.array([centre - 2 * r * normals[k] for k in range(3)], np.float32)
-    return corners, side, float(fit)
-
 
 def _triangle(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
     """(corners (3, 2), side, how equilateral) of a region that can be a d20's face."""
@@ -289,10 +220,13 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         scale = 2 ** level
         for op, dark_ink in ((cv2.MORPH_BLACKHAT, True), (cv2.MORPH_TOPHAT, False)):
             hat = cv2.morphologyEx(grey, op, kern)
-            ink = (hat > INK_MIN).astype(np.uint8)
             taken: list[tuple[float, float, float]] = []
-            for box in _groups(ink):
-                if max(box[2] - box[0], box[3] - box[1]) > GLYPH_PX[1]:
+            for box in _groups((hat > INK_MIN).astype(np.uint8)):
+                gh = max(box[2] - box[0], box[3] - box[1])
+                # each number at one or two levels: 10-22 px there (8 at full size; up to 40
+                # at the last level)
+                if gh > (GLYPH_PX[1] if level == LEVELS - 1 else BAND[1]) or (
+                        level and gh < BAND[0]):
                     continue
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                 if any(math.hypot(bc[0] - x, bc[1] - y) < 0.3 * s for x, y, s in taken):
