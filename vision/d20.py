@@ -41,6 +41,7 @@ from vision.objects import ObjectReading
 
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
+MIN_INK_PX = 8  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
@@ -82,7 +83,8 @@ def _templates() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
 
 def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = False
               ) -> np.ndarray:
-    """The ink (1 = ink) of a triangular face, turned so corner `apex` points up: the disc
+    """The ink (1 = ink, 0.5 at a stroke's edge) of a triangular face, turned so corner `apex`
+    points up: the disc
     round the centroid that a face's number fills, cut out square. plane is the picture's
     grey (uint8) or a darkness 0..1 (float); its ink is high, or low with invert."""
     c = tri.mean(0)
@@ -102,10 +104,10 @@ def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = 
     lo, hi = float(np.percentile(d, 40)), float(d.max())
     if hi - lo < 0.08:
         return np.zeros_like(d)
-    ink = d > (lo + hi) / 2
-    if ink.sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number on it
+    if (d > (lo + hi) / 2).sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number
         return np.zeros_like(d)
-    return ink.astype(np.float32)
+    # soft at the strokes' edges (a small number's shape is in its grey edges), 0.5 halfway
+    return np.clip((d - lo) / (hi - lo) * 2 - 0.5, 0, 1)
 
 
 #: what a face's characters may be: the digits of 1..20 and the letters of the Rugen numbers
@@ -163,10 +165,12 @@ def _split_chars(ink: np.ndarray) -> list[np.ndarray] | None:
             joined.append(b)
     if not 1 <= len(joined) <= 2 or any(b[2] - b[0] > 1.0 * (b[3] - b[1]) for b in joined):
         return None
+    if len(joined) == 1 and joined[0][2] - joined[0][0] > 0.75 * (joined[0][3] - joined[0][1]):
+        return None  # as wide as two digits: two touching (read whole)
     out = []
     for x0, y0, x1, y1, ids in joined:
-        m = np.isin(lab[y0:y1, x0:x1], ids).astype(np.float32)
-        out.append(m)
+        own = cv2.dilate(np.isin(lab, ids).astype(np.uint8), np.ones((3, 3), np.uint8))
+        out.append((ink * own)[y0:y1, x0:x1])
     return out
 
 
@@ -271,6 +275,12 @@ def _read_face(grey: np.ndarray, tri: np.ndarray, dark_ink: bool) -> ObjectReadi
     i, score, margin, k = match(inks, vecs, labs, len(names))
     c = tri.mean(0)
     centre = (float(c[0]), float(c[1]))
+    rows = np.nonzero((inks[k] > 0.5).any(1))[0]
+    tall = int(rows[-1] - rows[0] + 1) if len(rows) else 0
+    if tall < MIN_INK_PX:
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is too small to read ({tall} px tall, "
+                                 f"{MIN_INK_PX} needed)")
     text, c_score, c_margin = _read_chars(inks[k])
     shown, means = _texts()
     by_chars = means[shown.index(text)] if text in shown else None
