@@ -191,16 +191,33 @@ def _read_chars(ink: np.ndarray) -> tuple[str | None, float, float]:
 
 
 def _triangle(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
-    """(corners (3, 2), side, how equilateral) of a region that can be a d20's face."""
+    """(corners (3, 2), side, how equilateral) of a region that can be a d20's face; a
+    region of four corners is the face and a neighbour the fill ran into (faces shaded
+    alike): cut along a diagonal, the half round the number."""
     peri = cv2.arcLength(hull, True)
-    poly = cv2.approxPolyDP(hull, 0.06 * peri, True).reshape(-1, 2)
-    if len(poly) != 3:
+    poly = cv2.approxPolyDP(hull, 0.06 * peri, True).reshape(-1, 2).astype(np.float32)
+    if len(poly) == 3:
+        return _face_triangle(poly, gh, glyph, cv2.contourArea(hull))
+    if len(poly) != 4:
         return None
+    for i in range(4):  # the triangle of three corners that holds the number
+        tri = np.delete(poly, i, axis=0)
+        if cv2.pointPolygonTest(tri.reshape(-1, 1, 2), glyph, False) > 0:
+            got = _face_triangle(tri, gh, glyph, cv2.contourArea(tri))
+            if got is not None:
+                return got
+    return None
+
+
+def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area: float
+                   ) -> tuple | None:
+    """(corners, side, how equilateral) of three corners that can be a top face round a
+    number; area is the region's."""
     sides = [float(np.linalg.norm(poly[i] - poly[(i + 1) % 3])) for i in range(3)]
     ratio = max(sides) / max(min(sides), 1e-6)
     side = float(np.mean(sides))
     c = poly.mean(0)
-    if (ratio > MAX_SIDES or side < 12 or cv2.contourArea(hull) < 0.75 * 0.433 * side * side
+    if (ratio > MAX_SIDES or side < 12 or area < 0.75 * 0.433 * side * side
             or not 0.08 <= gh / side <= 0.4
             or math.hypot(c[0] - glyph[0], c[1] - glyph[1]) > 0.15 * side):
         return None
@@ -222,7 +239,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
             break
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         scale = 2 ** level
-        for op, dark_ink in ((cv2.MORPH_BLACKHAT, True), (cv2.MORPH_TOPHAT, False)):
+        for op in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):  # dark ink, light ink
             hat = cv2.morphologyEx(grey, op, kern)
             taken: list[tuple[float, float, float]] = []
             for box in _groups((hat > INK_MIN).astype(np.uint8)):
@@ -243,7 +260,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 c = tri.mean(0)
                 taken.append((float(c[0]), float(c[1]), side))
                 full = (tri + 0.5) * scale - 0.5
-                rd = _read_face(grey0, full, dark_ink)
+                rd = _read_face(grey0, full)
                 rd.corners = [[float(x), float(y)] for x, y in full]
                 rd.size_px = side * scale
                 # the top face: the largest and most equilateral of a die's faces
@@ -265,12 +282,29 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
     return kept
 
 
-def _read_face(grey: np.ndarray, tri: np.ndarray, dark_ink: bool) -> ObjectReading:
+def _ink_is_dark(grey: np.ndarray, tri: np.ndarray) -> bool:
+    """Whether a face's number is darker than its body: the body is most of the face's
+    inscribed circle, the number the few pixels far from it (whichever ink found the face)."""
+    c = tri.mean(0)
+    r = 0.5 * float(np.linalg.norm(tri[0] - c))
+    x0, y0 = max(0, int(c[0] - r)), max(0, int(c[1] - r))
+    x1, y1 = min(grey.shape[1], int(c[0] + r) + 1), min(grey.shape[0], int(c[1] + r) + 1)
+    win = grey[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    vals = win[(xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r]
+    if vals.size < 10:
+        return True
+    lo, mid, hi = np.percentile(vals, (3, 50, 97))
+    return bool(mid - lo >= hi - mid)
+
+
+def _read_face(grey: np.ndarray, tri: np.ndarray) -> ObjectReading:
     """The Rugen number on one triangular face (full-frame pixels): the corner the number
     points to from the whole number's best match at the three turns, then the number read
     character by character there; the two must agree, or the whole match alone (characters
     that touch) must be sure."""
     vecs, labs, names = _templates()
+    dark_ink = _ink_is_dark(grey, tri)
     inks = [_face_ink(grey, tri, k, invert=dark_ink) for k in range(3)]
     i, score, margin, k = match(inks, vecs, labs, len(names))
     c = tri.mean(0)
