@@ -163,14 +163,24 @@ def _split_chars(ink: np.ndarray) -> list[np.ndarray] | None:
                           u[4] + b[4]]
         else:
             joined.append(b)
-    if not 1 <= len(joined) <= 2 or any(b[2] - b[0] > 1.0 * (b[3] - b[1]) for b in joined):
-        return None
     if len(joined) == 1 and joined[0][2] - joined[0][0] > 0.75 * (joined[0][3] - joined[0][1]):
-        return None  # as wide as two digits: two touching (read whole)
+        # as wide as two characters: two touching, parted at the thinnest column between
+        x0, y0, x1, y1, ids = joined[0]
+        cols = (ink * np.isin(lab, ids))[y0:y1, x0:x1].sum(0)
+        lo, hi = int(0.3 * len(cols)), int(0.7 * len(cols)) + 1
+        j = lo + int(np.argmin(cols[lo:hi]))
+        if cols[j] <= 0.35 * cols.max():
+            joined = [[x0, y0, x0 + j, y1, ids], [x0 + j, y0, x1, y1, ids]]
+    if not 1 <= len(joined) <= 2 or any(b[2] - b[0] > 1.3 * (b[3] - b[1]) for b in joined):
+        return None
+    if len(joined) == 1 and joined[0][2] - joined[0][0] > (joined[0][3] - joined[0][1]):
+        return None  # two characters that touch too much to part (read whole)
     out = []
     for x0, y0, x1, y1, ids in joined:
         own = cv2.dilate(np.isin(lab, ids).astype(np.uint8), np.ones((3, 3), np.uint8))
-        out.append((ink * own)[y0:y1, x0:x1])
+        part = (ink * own)[y0:y1, x0:x1]
+        rows = np.nonzero(part.max(1) > 0.5)[0]  # a parted character cut to its own height
+        out.append(part[rows[0]:rows[-1] + 1] if len(rows) else part)
     return out
 
 
