@@ -114,6 +114,7 @@ def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = 
 CHARS = "0123456789dn"
 CHAR_MIN_SCORE = 0.8  # least correlation of each character with its best drawing
 CHAR_MIN_MARGIN = 0.05  # by which each character's best beats every other character
+CHAR_BLUR = 0.7  # the characters' drawings are compared less blurred than whole numbers
 
 
 @cache
@@ -134,7 +135,7 @@ def _char_templates() -> tuple[np.ndarray, np.ndarray]:
                     m = cv2.getRotationMatrix2D((pw / 2, ph / 2), turn, 1.0)
                     m[0, 1] -= slant
                     m[0, 2] += slant * ph / 2
-                    v = _ink_vector(cv2.warpAffine(pad, m, (pw, ph)))
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pw, ph)), CHAR_BLUR)
                     if v is not None:
                         vecs.append(v)
                         labs.append(ci)
@@ -193,7 +194,7 @@ def _read_chars(ink: np.ndarray) -> tuple[str | None, float, float]:
     vecs, labs = _char_templates()
     text, lo_score, lo_margin = "", 1.0, 1.0
     for m in chars:
-        i, score, margin, _ = match([m], vecs, labs, len(CHARS))
+        i, score, margin, _ = match([m], vecs, labs, len(CHARS), CHAR_BLUR)
         text += CHARS[i]
         lo_score, lo_margin = min(lo_score, score), min(lo_margin, margin)
     return text, lo_score, lo_margin

@@ -120,9 +120,10 @@ def load_numeral_profile(path: str | Path) -> NumeralProfile:
     return NumeralProfile.from_json(data)
 
 
-def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
+def _ink_vector(mask: np.ndarray, blur: float = 1.5) -> np.ndarray | None:
     """The ink (float, 1 = ink) cropped to itself, scaled by its longer side into SIZE x
-    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none."""
+    SIZE, centred, blurred (sigma in px) and normalised (zero mean, unit norm); None when
+    there is none."""
     ys, xs = np.nonzero(mask > 0.5)
     if len(xs) < 4:
         return None
@@ -134,7 +135,7 @@ def _ink_vector(mask: np.ndarray) -> np.ndarray | None:
     out = np.zeros((SIZE, SIZE), np.float32)
     y0, x0 = (SIZE - small.shape[0]) // 2, (SIZE - small.shape[1]) // 2
     out[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
-    out = cv2.GaussianBlur(out, (0, 0), 1.5).ravel()
+    out = cv2.GaussianBlur(out, (0, 0), blur).ravel()
     out -= out.mean()
     n = float(np.linalg.norm(out))
     return out / n if n > 1e-6 else None
@@ -161,14 +162,14 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
     return np.array(vecs, np.float32), np.array(labs)
 
 
-def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int
-          ) -> tuple[int, float, float, int]:
+def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
+          blur: float = 1.5) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
-        v = _ink_vector(mask)
+        v = _ink_vector(mask, blur)
         if v is None:
             continue
         per = np.full(n_labels, -1.0)
