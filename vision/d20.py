@@ -326,6 +326,13 @@ def _read_face(grey: np.ndarray, tri: np.ndarray) -> ObjectReading:
         return ObjectReading("d20", None, 0.3, centre,
                              why=f"the number is too small to read ({tall} px tall, "
                                  f"{MIN_INK_PX} needed)")
+    ink = inks[k]
+    yy, xx = np.mgrid[0:ink.shape[0], 0:ink.shape[1]]
+    r_in = 0.5 * float(np.linalg.norm(tri[0] - c))
+    rim = np.hypot(xx - ink.shape[1] / 2, yy - ink.shape[0] / 2) > 0.85 * r_in
+    if (ink[rim] > 0.5).sum() > 2:  # the number runs out of the face: the face is not its own
+        return ObjectReading("d20", None, 0.3, centre,
+                             why="the number runs to the edge of the face found round it")
     text, c_score, c_margin = _read_chars(inks[k])
     shown, means = _texts()
     by_chars = means[shown.index(text)] if text in shown else None
