@@ -41,7 +41,9 @@ from vision.objects import ObjectReading
 
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
+MIN_INK_PX = 8  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
+BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
 
 def _texts() -> tuple[list[str], list[str]]:
@@ -79,10 +81,12 @@ def _templates() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     return np.array(vecs, np.float32), np.array(labs), names
 
 
-def _face_ink(darkness: np.ndarray, tri: np.ndarray, apex: int = 0) -> np.ndarray:
-    """The ink (1 = ink) of a triangular face, turned so corner `apex` points up: the disc
-    round the centroid that a face's number fills, cut out square; darkness is 0..1 with the
-    ink high."""
+def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = False
+              ) -> np.ndarray:
+    """The ink (1 = ink, 0.5 at a stroke's edge) of a triangular face, turned so corner `apex`
+    points up: the disc
+    round the centroid that a face's number fills, cut out square. plane is the picture's
+    grey (uint8) or a darkness 0..1 (float); its ink is high, or low with invert."""
     c = tri.mean(0)
     up = tri[apex] - c
     ang = math.degrees(math.atan2(up[0], -up[1]))  # turn that brings the apex up
@@ -90,29 +94,141 @@ def _face_ink(darkness: np.ndarray, tri: np.ndarray, apex: int = 0) -> np.ndarra
     out = max(16, int(round(rad * 1.1)))
     m = cv2.getRotationMatrix2D((float(c[0]), float(c[1])), ang, 1.0)
     m[:, 2] += (out / 2 - c[0], out / 2 - c[1])
-    d = cv2.warpAffine(darkness.astype(np.float32), m, (out, out), flags=cv2.INTER_LINEAR)
+    d = cv2.warpAffine(plane, m, (out, out), flags=cv2.INTER_LINEAR).astype(np.float32)
+    if plane.dtype == np.uint8:
+        d /= 255
+    if invert:
+        d = 1 - d
     yy, xx = np.mgrid[0:out, 0:out]
     d[(xx - out / 2) ** 2 + (yy - out / 2) ** 2 > (0.5 * rad) ** 2] = 0  # inside the face
     lo, hi = float(np.percentile(d, 40)), float(d.max())
     if hi - lo < 0.08:
         return np.zeros_like(d)
-    ink = d > (lo + hi) / 2
-    if ink.sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number on it
+    if (d > (lo + hi) / 2).sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number
         return np.zeros_like(d)
-    return ink.astype(np.float32)
+    # soft at the strokes' edges (a small number's shape is in its grey edges), 0.5 halfway
+    return np.clip((d - lo) / (hi - lo) * 2 - 0.5, 0, 1)
+
+
+#: what a face's characters may be: the digits of 1..20 and the letters of the Rugen numbers
+CHARS = "0123456789dn"
+CHAR_MIN_SCORE = 0.8  # least correlation of each character with its best drawing
+CHAR_MIN_MARGIN = 0.05  # by which each character's best beats every other character
+CHAR_BLUR = 0.7  # the characters' drawings are compared less blurred than whole numbers
+
+
+@cache
+def _char_templates() -> tuple[np.ndarray, np.ndarray]:
+    """(vectors, character index of each): each of CHARS in every template font, at small
+    turns and slants (a die's font may be upright or italic)."""
+    from vision.scenes_numerals import render_text
+
+    vecs, labs = [], []
+    for ci, ch in enumerate(CHARS):
+        for font, weight in TEMPLATE_FONTS:
+            mask = render_text(ch, font, 40, weight)
+            h, w = mask.shape
+            pad = np.pad(mask, max(h, w) // 2)
+            ph, pw = pad.shape
+            for turn in (-6.0, 0.0, 6.0):
+                for slant in (0.0, 0.22):
+                    m = cv2.getRotationMatrix2D((pw / 2, ph / 2), turn, 1.0)
+                    m[0, 1] -= slant
+                    m[0, 2] += slant * ph / 2
+                    v = _ink_vector(cv2.warpAffine(pad, m, (pw, ph)), blur=CHAR_BLUR)
+                    if v is not None:
+                        vecs.append(v)
+                        labs.append(ci)
+    return np.array(vecs, np.float32), np.array(labs)
+
+
+def _split_chars(ink: np.ndarray) -> list[np.ndarray] | None:
+    """The characters of an upright number (each a mask cut to itself), left to right; the
+    bar or dot beneath a 6 or 9 left out; None when they cannot be told apart (touching)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), 8)
+    if n < 2:
+        return None
+    tall = int(stats[1:, cv2.CC_STAT_HEIGHT].max())
+    parts = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if h < 0.5 * tall:  # a 6's or 9's bar or dot, or a speck
+            continue
+        parts.append([x, y, x + w, y + h, [i]])
+    parts.sort(key=lambda b: b[0])
+    joined: list[list] = []
+    for b in parts:  # the pieces of one broken character overlap across
+        if joined and b[0] < joined[-1][2] - 0.5 * min(b[2] - b[0], joined[-1][2] - joined[-1][0]):
+            u = joined[-1]
+            joined[-1] = [min(u[0], b[0]), min(u[1], b[1]), max(u[2], b[2]), max(u[3], b[3]),
+                          u[4] + b[4]]
+        else:
+            joined.append(b)
+    if len(joined) == 1 and joined[0][2] - joined[0][0] > 0.75 * (joined[0][3] - joined[0][1]):
+        # as wide as two characters: two touching, parted at the thinnest column between
+        x0, y0, x1, y1, ids = joined[0]
+        cols = (ink * np.isin(lab, ids))[y0:y1, x0:x1].sum(0)
+        lo, hi = int(0.3 * len(cols)), int(0.7 * len(cols)) + 1
+        j = lo + int(np.argmin(cols[lo:hi]))
+        if cols[j] <= 0.35 * cols.max():
+            joined = [[x0, y0, x0 + j, y1, ids], [x0 + j, y0, x1, y1, ids]]
+    if not 1 <= len(joined) <= 2 or any(b[2] - b[0] > 1.3 * (b[3] - b[1]) for b in joined):
+        return None
+    if len(joined) == 1 and joined[0][2] - joined[0][0] > (joined[0][3] - joined[0][1]):
+        return None  # two characters that touch too much to part (read whole)
+    out = []
+    for x0, y0, x1, y1, ids in joined:
+        own = cv2.dilate(np.isin(lab, ids).astype(np.uint8), np.ones((3, 3), np.uint8))
+        part = (ink * own)[y0:y1, x0:x1]
+        rows = np.nonzero(part.max(1) > 0.5)[0]  # a parted character cut to its own height
+        out.append(part[rows[0]:rows[-1] + 1] if len(rows) else part)
+    return out
+
+
+def _read_chars(ink: np.ndarray) -> tuple[str | None, float, float]:
+    """(text, least score, least margin) of an upright number read character by character;
+    text None when it cannot be split into characters."""
+    chars = _split_chars(ink)
+    if chars is None:
+        return None, 0.0, 0.0
+    vecs, labs = _char_templates()
+    text, lo_score, lo_margin = "", 1.0, 1.0
+    for m in chars:
+        i, score, margin, _ = match([m], vecs, labs, len(CHARS), blur=CHAR_BLUR)
+        text += CHARS[i]
+        lo_score, lo_margin = min(lo_score, score), min(lo_margin, margin)
+    return text, lo_score, lo_margin
+
 
 
 def _triangle(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
-    """(corners (3, 2), side, how equilateral) of a region that can be a d20's face."""
+    """(corners (3, 2), side, how equilateral) of a region that can be a d20's face; a
+    region of four corners is the face and a neighbour the fill ran into (faces shaded
+    alike): cut along a diagonal, the half round the number."""
     peri = cv2.arcLength(hull, True)
-    poly = cv2.approxPolyDP(hull, 0.06 * peri, True).reshape(-1, 2)
-    if len(poly) != 3:
+    poly = cv2.approxPolyDP(hull, 0.06 * peri, True).reshape(-1, 2).astype(np.float32)
+    if len(poly) == 3:
+        return _face_triangle(poly, gh, glyph, cv2.contourArea(hull))
+    if len(poly) != 4:
         return None
+    for i in range(4):  # the triangle of three corners that holds the number
+        tri = np.delete(poly, i, axis=0)
+        if cv2.pointPolygonTest(tri.reshape(-1, 1, 2), glyph, False) > 0:
+            got = _face_triangle(tri, gh, glyph, cv2.contourArea(tri))
+            if got is not None:
+                return got
+    return None
+
+
+def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area: float
+                   ) -> tuple | None:
+    """(corners, side, how equilateral) of three corners that can be a top face round a
+    number; area is the region's."""
     sides = [float(np.linalg.norm(poly[i] - poly[(i + 1) % 3])) for i in range(3)]
     ratio = max(sides) / max(min(sides), 1e-6)
     side = float(np.mean(sides))
     c = poly.mean(0)
-    if (ratio > MAX_SIDES or side < 12 or cv2.contourArea(hull) < 0.75 * 0.433 * side * side
+    if (ratio > MAX_SIDES or side < 12 or area < 0.75 * 0.433 * side * side
             or not 0.08 <= gh / side <= 0.4
             or math.hypot(c[0] - glyph[0], c[1] - glyph[1]) > 0.15 * side):
         return None
@@ -125,6 +241,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
+    grey0 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # the number is read at full resolution
     found: list[tuple[float, ObjectReading]] = []
     for level in range(LEVELS):
         if level:
@@ -133,11 +250,15 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
             break
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         scale = 2 ** level
-        for op, dark_ink in ((cv2.MORPH_BLACKHAT, True), (cv2.MORPH_TOPHAT, False)):
+        for op in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):  # dark ink, light ink
             hat = cv2.morphologyEx(grey, op, kern)
             taken: list[tuple[float, float, float]] = []
             for box in _groups((hat > INK_MIN).astype(np.uint8)):
-                if max(box[2] - box[0], box[3] - box[1]) > GLYPH_PX[1]:
+                gh = max(box[2] - box[0], box[3] - box[1])
+                # each number at one or two levels: 10-22 px there (8 at full size; up to 40
+                # at the last level)
+                if gh > (GLYPH_PX[1] if level == LEVELS - 1 else BAND[1]) or (
+                        level and gh < BAND[0]):
                     continue
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                 if any(math.hypot(bc[0] - x, bc[1] - y) < 0.3 * s for x, y, s in taken):
@@ -149,12 +270,9 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 _, _, (tri, side, ratio) = grown
                 c = tri.mean(0)
                 taken.append((float(c[0]), float(c[1]), side))
-                darkness = (255 - grey if dark_ink else grey).astype(np.float32) / 255
-                rd = _read_face(darkness, tri)
-                cc = ((c[0] + 0.5) * scale - 0.5, (c[1] + 0.5) * scale - 0.5)
-                rd.center = (float(cc[0]), float(cc[1]))
-                rd.corners = [[float((x + 0.5) * scale - 0.5), float((y + 0.5) * scale - 0.5)]
-                              for x, y in tri]
+                full = (tri + 0.5) * scale - 0.5
+                rd = _read_face(grey0, full)
+                rd.corners = [[float(x), float(y)] for x, y in full]
                 rd.size_px = side * scale
                 # the top face: the largest and most equilateral of a die's faces
                 found.append((side * scale / ratio, rd))
@@ -165,26 +283,76 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
                > 0.3 * max(rd.size_px, o.size_px) for _, o in faces):
             faces.append((key, rd))
-    # faces of one die: its top face
+    # faces of one die (within one and a half sides of each other): its top face
     faces.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     for _, rd in faces:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 1.1 * max(rd.size_px, o.size_px) for o in kept):
+               > 1.5 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     return kept
 
 
-def _read_face(darkness: np.ndarray, tri: np.ndarray) -> ObjectReading:
-    """The Rugen number on one triangular face (level pixels)."""
-    vecs, labs, names = _templates()
-    inks = [_face_ink(darkness, tri, k) for k in range(3)]
-    i, score, margin, _ = match(inks, vecs, labs, len(names))
+def _ink_is_dark(grey: np.ndarray, tri: np.ndarray) -> bool:
+    """Whether a face's number is darker than its body: the body is most of the face's
+    inscribed circle, the number the few pixels far from it (whichever ink found the face)."""
     c = tri.mean(0)
+    r = 0.5 * float(np.linalg.norm(tri[0] - c))
+    x0, y0 = max(0, int(c[0] - r)), max(0, int(c[1] - r))
+    x1, y1 = min(grey.shape[1], int(c[0] + r) + 1), min(grey.shape[0], int(c[1] + r) + 1)
+    win = grey[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    vals = win[(xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r]
+    if vals.size < 10:
+        return True
+    lo, mid, hi = np.percentile(vals, (3, 50, 97))
+    return bool(mid - lo >= hi - mid)
+
+
+def _read_face(grey: np.ndarray, tri: np.ndarray) -> ObjectReading:
+    """The Rugen number on one triangular face (full-frame pixels): the corner the number
+    points to from the whole number's best match at the three turns, then the number read
+    character by character there; the two must agree, or the whole match alone (characters
+    that touch) must be sure."""
+    vecs, labs, names = _templates()
+    dark_ink = _ink_is_dark(grey, tri)
+    inks = [_face_ink(grey, tri, k, invert=dark_ink) for k in range(3)]
+    i, score, margin, k = match(inks, vecs, labs, len(names))
+    c = tri.mean(0)
+    centre = (float(c[0]), float(c[1]))
+    rows = np.nonzero((inks[k] > 0.5).any(1))[0]
+    tall = int(rows[-1] - rows[0] + 1) if len(rows) else 0
+    if tall < MIN_INK_PX:
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is too small to read ({tall} px tall, "
+                                 f"{MIN_INK_PX} needed)")
+    ink = inks[k]
+    yy, xx = np.mgrid[0:ink.shape[0], 0:ink.shape[1]]
+    r_in = 0.5 * float(np.linalg.norm(tri[0] - c))
+    rim = np.hypot(xx - ink.shape[1] / 2, yy - ink.shape[0] / 2) > 0.85 * r_in
+    if (ink[rim] > 0.5).sum() > 2:  # the number runs out of the face: the face is not its own
+        return ObjectReading("d20", None, 0.3, centre,
+                             why="the number runs to the edge of the face found round it")
+    text, c_score, c_margin = _read_chars(inks[k])
+    shown, means = _texts()
+    by_chars = means[shown.index(text)] if text in shown else None
+    if text is not None and (by_chars is None or c_score < CHAR_MIN_SCORE
+                             or c_margin < CHAR_MIN_MARGIN):
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is unclear (read {text!r}: least character score "
+                                 f"{c_score:.2f}, margin {c_margin:.2f})")
+    if by_chars is not None and by_chars != names[i] and score >= MIN_SCORE:
+        return ObjectReading("d20", None, 0.3, centre,
+                             why=f"the number is unclear ({text!r} character by character, "
+                                 f"{names[i]} as a whole)")
+    if by_chars is not None:
+        conf = 0.5 + 0.5 * min(1.0, (c_score - CHAR_MIN_SCORE) / (1 - CHAR_MIN_SCORE) * 0.5
+                               + (c_margin - CHAR_MIN_MARGIN) * 2)
+        return ObjectReading("d20", by_chars, float(min(1.0, conf)), centre)
     if score < MIN_SCORE or margin < MIN_MARGIN:
-        return ObjectReading("d20", None, 0.3, (float(c[0]), float(c[1])),
+        return ObjectReading("d20", None, 0.3, centre,
                              why=f"the number is unclear (best {names[i]} {score:.2f}, margin "
                                  f"{margin:.2f})")
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
-    return ObjectReading("d20", names[i], float(min(1.0, conf)), (float(c[0]), float(c[1])))
+    return ObjectReading("d20", names[i], float(min(1.0, conf)), centre)

@@ -128,10 +128,12 @@ def load_numeral_profile(path: str | Path) -> NumeralProfile:
     return NumeralProfile.from_json(data)
 
 
-def _ink_vector(mask: np.ndarray, upright: bool = False) -> np.ndarray | None:
+def _ink_vector(mask: np.ndarray, upright: bool = False, blur: float = 1.5
+                ) -> np.ndarray | None:
     """The ink (float, 1 = ink) cropped to itself, scaled by its longer side into SIZE x
-    SIZE, centred, blurred and normalised (zero mean, unit norm); None when there is none.
-    upright: the slant taken out first (by the ink's moments: an italic print stood up)."""
+    SIZE, centred, blurred (sigma in px) and normalised (zero mean, unit norm); None when
+    there is none. upright: the slant taken out first (by the ink's moments: an italic
+    print stood up)."""
     ys, xs = np.nonzero(mask > 0.5)
     if len(xs) < 4:
         return None
@@ -154,7 +156,7 @@ def _ink_vector(mask: np.ndarray, upright: bool = False) -> np.ndarray | None:
     out = np.zeros((SIZE, SIZE), np.float32)
     y0, x0 = (SIZE - small.shape[0]) // 2, (SIZE - small.shape[1]) // 2
     out[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
-    out = cv2.GaussianBlur(out, (0, 0), 1.5).ravel()
+    out = cv2.GaussianBlur(out, (0, 0), blur).ravel()
     out -= out.mean()
     n = float(np.linalg.norm(out))
     return out / n if n > 1e-6 else None
@@ -189,17 +191,19 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
 
 
 def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
-          upright: bool = False) -> tuple[int, float, float, int]:
+          upright: bool = False, blur: float = 1.5) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
-        v = _ink_vector(mask, upright)
+        v = _ink_vector(mask, upright, blur)
         if v is None:
             continue
         per = np.full(n_labels, -1.0)
-        np.maximum.at(per, labs, vecs @ v)
+        # einsum, not BLAS: BLAS's threads spin against each other on one busy core (80 ms
+        # for what takes 3 ms in one thread)
+        np.maximum.at(per, labs, np.einsum("ij,j->i", vecs, v))
         better = per > best
         best[better] = per[better]
         which[better] = k

@@ -77,3 +77,52 @@ def test_bench_vision_kind_d20_quick(capsys):
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out.strip())
     assert set(out) == {"dev"} and out["dev"]["dice"] >= 4
+
+
+def _drawn_face(number: int, turn_deg: float, font: int, seed: int) -> np.ndarray:
+    """A d20's top face and its three neighbours drawn flat with OpenCV, not by the scene
+    generator: the number upright towards one corner, turned, on noisy cloth, as a JPEG."""
+    import math
+
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    img = np.clip(np.full((480, 640, 3), (40, 90, 50), np.float64)
+                  + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8)
+    c, r = np.array([320.0, 240.0]), 60.0  # the top face's centre and inradius
+    corners = np.array([c + 2 * r * np.array([math.cos(t), math.sin(t)]) for t in
+                        (math.radians(turn_deg - 90 + k * 120) for k in range(3))])
+    for k in range(3):  # the neighbours, tilted away: darker
+        p, q = corners[(k + 1) % 3], corners[(k + 2) % 3]
+        cv2.fillConvexPoly(img, np.round([p, q, p + q - corners[k]]).astype(np.int32),
+                           (150, 150, 155), cv2.LINE_AA)
+    cv2.fillConvexPoly(img, np.round(corners).astype(np.int32), (215, 215, 220), cv2.LINE_AA)
+    text = str(number)
+    patch = np.zeros((160, 160), np.uint8)
+    (tw, th), _ = cv2.getTextSize(text, font, 1.3, 3)
+    cv2.putText(patch, text, (80 - tw // 2, 80 + th // 2), font, 1.3, 255, 3, cv2.LINE_AA)
+    if text in ("6", "9"):
+        cv2.line(patch, (80 - tw // 2, 88 + th // 2), (80 + tw // 2, 88 + th // 2), 255, 3)
+    m = cv2.getRotationMatrix2D((80, 80), -turn_deg, 1.0)
+    m[:, 2] += c - 80
+    ink = cv2.warpAffine(patch, m, (640, 480)).astype(np.float64)[:, :, None] / 255
+    img = (img * (1 - ink) + 30 * ink).astype(np.uint8)
+    _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def test_a_face_drawn_otherwise_at_any_turn_is_read_or_abstained_never_misread():
+    import cv2
+
+    cases = [(14, 0, cv2.FONT_HERSHEY_DUPLEX), (6, 50, cv2.FONT_HERSHEY_SIMPLEX),
+             (9, 140, cv2.FONT_HERSHEY_SIMPLEX), (20, 230, cv2.FONT_HERSHEY_PLAIN),
+             (3, 300, cv2.FONT_HERSHEY_COMPLEX), (17, 95, cv2.FONT_HERSHEY_TRIPLEX),
+             (11, 200, cv2.FONT_HERSHEY_DUPLEX), (8, 20, cv2.FONT_HERSHEY_PLAIN)]
+    right = 0
+    for i, (number, turn, font) in enumerate(cases):
+        labels = [o.label for o in read_d20(_drawn_face(number, turn, font, i))
+                  if o.label is not None]
+        want = rugen_faces()[number - 1]
+        assert labels in ([], [want]), (number, turn, labels)
+        right += labels == [want]
+    assert right >= 5, right
