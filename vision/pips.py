@@ -158,10 +158,15 @@ def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
         _refine(p, smooth)
     # two candidates that settled on one spot are one
     out: list[_Pip] = []
+    cell = max(1.0, 0.6 * max((p.r for p in kept), default=1.0))
+    cells: dict[tuple[int, int], list[_Pip]] = {}
     for p in kept:
+        gx, gy = int(p.x // cell), int(p.y // cell)
+        near = [q for i in (-1, 0, 1) for j in (-1, 0, 1) for q in cells.get((gx + i, gy + j), ())]
         if all((p.x - q.x) ** 2 + (p.y - q.y) ** 2 > (0.6 * max(p.r, q.r)) ** 2 or
-               p.light != q.light for q in out):
+               p.light != q.light for q in near):
             out.append(p)
+            cells.setdefault((gx, gy), []).append(p)
     return out, smooth
 
 
@@ -275,7 +280,7 @@ def _fit_grid(pips: list[_Pip], n: int, angle0: float, side: float
     s0 = math.sqrt(np.mean(np.sum(d ** 2, 1)) / np.mean(np.sum(lay ** 2, 1)))
     dist = np.linalg.norm(d[None, :, None, :] - s0 * q[:, None, :, :], axis=3)  # (A, n, n)
     j = np.argmin(dist, 2)
-    distinct = np.array([len(set(row.tolist())) == n for row in j])
+    distinct = np.all(np.diff(np.sort(j, 1), axis=1) != 0, 1)
     qa = np.take_along_axis(q, j[:, :, None], 1)  # (A, n, 2)
     s = np.sum(d[None] * qa, (1, 2)) / np.maximum(np.sum(qa * qa, (1, 2)), 1e-9)
     res = np.sqrt(np.mean(np.sum((d[None] - s[:, None, None] * qa) ** 2, 2), 1)) / np.maximum(
@@ -455,6 +460,11 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     # pips narrower than their spacing (a corner and the centre are not a two's pips)
     r = float(np.median([p.r for p in spots]))
     if r > 0.45 * s:
+        return None
+    # a diagonal layout (two, three) may be a corner and the centre of a richer face, whose
+    # other pips, cut, then lie on the same grid: a cut spot on it is not a side face's
+    g = rc / s
+    if n <= 3 and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3)):
         return None
     # every cut spot beyond the top face's edge (by half a pip at least)
     if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):
@@ -650,4 +660,9 @@ def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
     if m.sum() < 0.1 * side * side:
         return False
     edges = [(m[:, 0], x0 == 0), (m[:, -1], x1 == w), (m[0], y0 == 0), (m[-1], y1 == h)]
-    return all(frame for e, frame in edges if e.any()) and any(e.any() for e, _ in edges)
+    if not (all(frame for e, frame in edges if e.any()) and any(e.any() for e, _ in edges)):
+        return False
+    # as wide as a die along the face's outer edge (a cell of a checked cloth need not be)
+    ys, xs = np.nonzero(m)
+    along = (xs + x0) * -ey + (ys + y0) * ex
+    return bool(0.7 * side <= float(along.max() - along.min()) <= 1.25 * side)
