@@ -77,6 +77,7 @@ class _Face:
     body: float
     light: bool
     pips: list[_Pip]
+    square: bool = True  # False: an oblong region, a top face with more beside it
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
 
 
@@ -201,9 +202,10 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
 
 def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
                ) -> tuple | None:
-    """The face round a pip: (hull, body grey, (centre, side, angle), body BGR) in level
-    pixels, or
-    None when no face-shaped region of the body's colour holds it. A region that fails is
+    """The face round a pip: (hull, body grey, (centre, side, angle, square), body BGR) in
+    level pixels, or None when no face-shaped region of the body's colour holds it. An
+    oblong region (a top face with a side face, or two touching dice, of one colour) is
+    returned only when no tighter colour range gives a square one. A region that fails is
     marked in `visited`, and a seed inside one is not grown again."""
     h, w = smooth.shape
     rx = pip.x + _RING[:, 0] * RING * pip.r
@@ -219,6 +221,7 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     win = bgr[y0:y1, x0:x1]
     seed = win[sy - y0, sx - x0].astype(np.float32)
     tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    oblong = None
     for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
         if tol < 4:
             break
@@ -240,15 +243,21 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
         if shape is None:
             continue
         body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
-        return hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
+        found = hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
+        if shape[3]:
+            return found
+        oblong = oblong or found
+    if oblong is not None:
+        return oblong
     visited[y0:y1, x0:x1] |= m > 0
     return None
 
 
-def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, float], float,
-                                                                  float] | None:
-    """Centre, side and angle of a region that can be a die's face (compact, square, the
-    pips' size, under 0.4 of the frame's shorter side), else None."""
+def _face_shape(hull: np.ndarray, r: float, frame: int
+                ) -> tuple[tuple[float, float], float, float, bool] | None:
+    """Centre, side, angle and squareness of a region that can be a die's face (compact,
+    square, the pips' size, under 0.4 of the frame's shorter side), or a top face with more
+    beside it (oblong up to 2.2:1, its shorter side the pips' size), else None."""
     area = cv2.contourArea(hull)
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 3 or rh < 3:
@@ -258,7 +267,10 @@ def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, fl
         return None
     if (max(rw, rh) / min(rw, rh) <= MAX_ASPECT and area / (rw * rh) >= 0.78
             and 0.045 <= r / side <= 0.22):
-        return (cx, cy), side, ang % 90.0
+        return (cx, cy), side, ang % 90.0, True
+    if (max(rw, rh) / min(rw, rh) <= 2.2 and area / (rw * rh) >= 0.7
+            and 0.045 <= r / min(rw, rh) <= 0.22):
+        return (cx, cy), side, ang % 90.0, False
     return None
 
 
@@ -349,6 +361,8 @@ def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
 
     Every such choice must agree on the count, or the face is abstained on."""
     first = _judge_spots(face, face.pips, smooth)
+    if not face.square:
+        first = (None, 0.3, "the face runs into another", *first[3:])
     if first[0] is not None or not 2 <= len(face.pips) <= 16:
         return (*first, face.side)
     alts = [(*a, face.side) for a in _strays_set_aside(face, smooth)]
@@ -360,7 +374,7 @@ def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
 
 def _strays_set_aside(face: _Face, smooth: np.ndarray) -> list[tuple]:
     """Readings of the face with one or two stray spots set aside (see `_judge`)."""
-    if len(face.pips) > 9:
+    if len(face.pips) > 9 or not face.square:
         return []
     alts: list[tuple] = []
     for k in (1, 2):
@@ -409,7 +423,7 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
                 keep &= c[1] * rel[:, c[0]] < c[2]
         idx = frozenset(np.nonzero(keep)[0].tolist())
         # a lone pip does not fix a face (a corner pip of a face partly hidden would do)
-        if not 2 <= len(idx) <= 6 or len(idx) == len(face.pips) or idx in seen:
+        if not 2 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square) or idx in seen:
             continue
         seen.add(idx)
         alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)],
@@ -437,7 +451,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     if res > 0.22 or abs((turn - face.angle + 45) % 90 - 45) > 12:
         return None  # not a layout, or not square with the die's edges
     c = np.array(centre)
-    rc = (np.array([[p.x, p.y] for p in cut]) - c) @ axes.T
+    rc = (np.array([[p.x, p.y] for p in cut]).reshape(-1, 2) - c) @ axes.T
     # which sides the cut spots lie beyond: they must be sides a side face can show on
     cut_sides = set()
     for du, dv in rc:
@@ -445,8 +459,12 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
         cut_sides.add((ax, 1 if (du, dv)[ax] > 0 else -1))
     if not cut_sides <= set(sides):
         return None
-    # the face's outer edges (the region's extremes on the sides not cut) fix its side
+    # the face's outer edges (the region's extremes on the sides not cut) fix its side; a
+    # side the region runs on far past is cut too (a side face that shows no pips)
     hr = (hull - c) @ axes.T
+    for ax, sg in sides:
+        if np.max(sg * hr[:, ax]) > 1.3 * np.max(-sg * hr[:, ax]):
+            cut_sides.add((ax, sg))
     ext = [float(np.max(sg * hr[:, ax])) for ax in (0, 1) for sg in (1, -1)
            if (ax, sg) not in cut_sides]
     if not ext or {ax for ax in (0, 1) for sg in (1, -1) if (ax, sg) not in cut_sides} != {0, 1}:
@@ -533,8 +551,8 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         grown = _grow_face(bgr, smooth, p, visited)
         if grown is None:
             continue
-        hull, body, (centre, side, ang), colour = grown
-        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], colour))
+        hull, body, (centre, side, ang, square), colour = grown
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour))
     for f in faces:
         for p in pips:
             if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
