@@ -54,6 +54,7 @@ MAX_ASPECT = 1.3  # a face region's longer side over its shorter
 MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much (0..1)
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
 DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
+CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 
 
 @dataclass
@@ -488,7 +489,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):
         return None
     alt = _judge_spots(face, spots, smooth, side=side, centred=False)
-    if alt[0] is None:
+    if alt[0] is None or alt[1] < CUT_MIN_CONF:
         return None
     return (*alt, side)
 
@@ -586,13 +587,15 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
                        for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
             rd = ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale, why)
             found.append((conf, rd, f.colour))
-    # the same face at two levels: keep the surer reading
+    # the same face at two levels: keep the surer reading; a face much smaller than another
+    # and within it is a part of it
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     colours = []
     for _, rd, colour in found:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 0.4 * max(rd.size_px, o.size_px) for o in kept):
+               > (0.6 if min(rd.size_px, o.size_px) < 0.6 * max(rd.size_px, o.size_px)
+                  else 0.4) * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
             colours.append(colour)
     side = _side_faces(kept, image.shape[:2])
