@@ -598,7 +598,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
                   else 0.4) * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
             colours.append(colour)
-    side = _side_faces(kept, image.shape[:2])
+    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
     for rd, colour in zip(kept, colours, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):
             rd.label, rd.confidence = None, 0.3
@@ -606,7 +606,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
-def _side_faces(faces: list[ObjectReading], shape: tuple[int, int]) -> set[int]:
+def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
@@ -617,8 +617,7 @@ def _side_faces(faces: list[ObjectReading], shape: tuple[int, int]) -> set[int]:
     the one nearer the middle is a side face. (A side face showing four or more pips is also
     told by its squeezed grid, in `_judge`.)
     """
-    h, w = shape
-    centre = (w / 2, h / 2)
+    longer = 2 * max(centre)  # the picture's longer side (centre: its middle)
     out: set[int] = set()
     for i, a in enumerate(faces):
         for b in faces:
@@ -626,7 +625,7 @@ def _side_faces(faces: list[ObjectReading], shape: tuple[int, int]) -> set[int]:
                 continue
             # the deepest side face a lens as wide as 90 degrees across shows there
             depth = min(1.0, math.hypot(b.center[0] - centre[0], b.center[1] - centre[1])
-                        / (0.55 * max(w, h)))
+                        / (0.55 * longer))
             near = min(0.97, max(0.8, 0.55 + 0.5 * depth))
             if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= near * b.size_px:
                 continue
