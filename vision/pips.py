@@ -54,6 +54,7 @@ MAX_ASPECT = 1.3  # a face region's longer side over its shorter
 MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much (0..1)
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
 DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
+CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 
 
 @dataclass
@@ -77,6 +78,8 @@ class _Face:
     body: float
     light: bool
     pips: list[_Pip]
+    square: bool = True  # False: an oblong region, a top face with more beside it
+    colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
 
 
 def _ring_offsets(n: int = N_RING) -> np.ndarray:
@@ -157,10 +160,15 @@ def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
         _refine(p, smooth)
     # two candidates that settled on one spot are one
     out: list[_Pip] = []
+    cell = max(1.0, 0.6 * max((p.r for p in kept), default=1.0))
+    cells: dict[tuple[int, int], list[_Pip]] = {}
     for p in kept:
+        gx, gy = int(p.x // cell), int(p.y // cell)
+        near = [q for i in (-1, 0, 1) for j in (-1, 0, 1) for q in cells.get((gx + i, gy + j), ())]
         if all((p.x - q.x) ** 2 + (p.y - q.y) ** 2 > (0.6 * max(p.r, q.r)) ** 2 or
-               p.light != q.light for q in out):
+               p.light != q.light for q in near):
             out.append(p)
+            cells.setdefault((gx, gy), []).append(p)
     return out, smooth
 
 
@@ -195,8 +203,10 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
 
 def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
                ) -> tuple | None:
-    """The face round a pip: (hull, body grey, (centre, side, angle)) in level pixels, or
-    None when no face-shaped region of the body's colour holds it. A region that fails is
+    """The face round a pip: (hull, body grey, (centre, side, angle, square), body BGR) in
+    level pixels, or None when no face-shaped region of the body's colour holds it. An
+    oblong region (a top face with a side face, or two touching dice, of one colour) is
+    returned only when no tighter colour range gives a square one. A region that fails is
     marked in `visited`, and a seed inside one is not grown again."""
     h, w = smooth.shape
     rx = pip.x + _RING[:, 0] * RING * pip.r
@@ -212,6 +222,7 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     win = bgr[y0:y1, x0:x1]
     seed = win[sy - y0, sx - x0].astype(np.float32)
     tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    oblong = None
     for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
         if tol < 4:
             break
@@ -233,15 +244,21 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
         if shape is None:
             continue
         body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
-        return hull, body, shape
+        found = hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
+        if shape[3]:
+            return found
+        oblong = oblong or found
+    if oblong is not None:
+        return oblong
     visited[y0:y1, x0:x1] |= m > 0
     return None
 
 
-def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, float], float,
-                                                                  float] | None:
-    """Centre, side and angle of a region that can be a die's face (compact, square, the
-    pips' size, under 0.4 of the frame's shorter side), else None."""
+def _face_shape(hull: np.ndarray, r: float, frame: int
+                ) -> tuple[tuple[float, float], float, float, bool] | None:
+    """Centre, side, angle and squareness of a region that can be a die's face (compact,
+    square, the pips' size, under 0.4 of the frame's shorter side), or a top face with more
+    beside it (oblong up to 2.2:1, its shorter side the pips' size), else None."""
     area = cv2.contourArea(hull)
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 3 or rh < 3:
@@ -251,7 +268,10 @@ def _face_shape(hull: np.ndarray, r: float, frame: int) -> tuple[tuple[float, fl
         return None
     if (max(rw, rh) / min(rw, rh) <= MAX_ASPECT and area / (rw * rh) >= 0.78
             and 0.045 <= r / side <= 0.22):
-        return (cx, cy), side, ang % 90.0
+        return (cx, cy), side, ang % 90.0, True
+    if (max(rw, rh) / min(rw, rh) <= 2.2 and area / (rw * rh) >= 0.7
+            and 0.045 <= r / min(rw, rh) <= 0.22):
+        return (cx, cy), side, ang % 90.0, False
     return None
 
 
@@ -273,7 +293,7 @@ def _fit_grid(pips: list[_Pip], n: int, angle0: float, side: float
     s0 = math.sqrt(np.mean(np.sum(d ** 2, 1)) / np.mean(np.sum(lay ** 2, 1)))
     dist = np.linalg.norm(d[None, :, None, :] - s0 * q[:, None, :, :], axis=3)  # (A, n, n)
     j = np.argmin(dist, 2)
-    distinct = np.array([len(set(row.tolist())) == n for row in j])
+    distinct = np.all(np.diff(np.sort(j, 1), axis=1) != 0, 1)
     qa = np.take_along_axis(q, j[:, :, None], 1)  # (A, n, 2)
     s = np.sum(d[None] * qa, (1, 2)) / np.maximum(np.sum(qa * qa, (1, 2)), 1e-9)
     res = np.sqrt(np.mean(np.sum((d[None] - s[:, None, None] * qa) ** 2, 2), 1)) / np.maximum(
@@ -325,18 +345,39 @@ def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
     return occ
 
 
-def _judge(face: _Face, smooth: np.ndarray
-           ) -> tuple[str | None, float, str, tuple, float, float]:
-    """(label, confidence, why, grid centre, grid angle, grid spacing) for a face.
+def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
+           ) -> tuple[str | None, float, str, tuple, float, float, float]:
+    """(label, confidence, why, grid centre, grid angle, grid spacing, face side) for a face.
 
-    When the face's spots are not a die's layout, one or two may be strays (a side face's
-    pip caught at the rim, a speck): the reading stands if the spots left, with one or two
-    set aside, make a layout of four to six pips that the face's nine grid points confirm,
-    the strays lie off that grid, and every such choice agrees on the count."""
+    When the face's spots are not a die's layout, some may not be the top face's:
+
+    - a die's side faces, when the region grew over them (a dark die, whose faces differ
+      little): they lie beyond the top face's edges on the side towards the picture's middle
+      (`mid`). The top face is then the outermost square block of spots: the spots on the
+      outer side of one or two cut lines along the face's edges, which must make a layout
+      the nine grid points confirm, with the face's own outer edges (the region's) where
+      that layout puts them and every spot cut off beyond the top face's edge;
+    - one or two strays (a speck, a side face's pip at the rim): the spots left must make a
+      layout of four to six pips that the grid confirms, with the strays off the grid.
+
+    Every such choice must agree on the count, or the face is abstained on."""
     first = _judge_spots(face, face.pips, smooth)
-    if first[0] is not None or not 2 <= len(face.pips) <= 9:
-        return first
-    alts = []
+    if not face.square:
+        first = (None, 0.3, "the face runs into another", *first[3:])
+    if first[0] is not None or not 2 <= len(face.pips) <= 16:
+        return (*first, face.side)
+    alts = [(*a, face.side) for a in _strays_set_aside(face, smooth)]
+    alts += _top_face_cut(face, smooth, mid)
+    if len({a[0] for a in alts}) != 1:
+        return (*first, face.side)
+    return max(alts, key=lambda a: a[1])
+
+
+def _strays_set_aside(face: _Face, smooth: np.ndarray) -> list[tuple]:
+    """Readings of the face with one or two stray spots set aside (see `_judge`)."""
+    if len(face.pips) > 9 or not face.square:
+        return []
+    alts: list[tuple] = []
     for k in (1, 2):
         for drop in combinations(range(len(face.pips)), k):
             spots = [p for i, p in enumerate(face.pips) if i not in drop]
@@ -352,24 +393,123 @@ def _judge(face: _Face, smooth: np.ndarray
                 alts.append(alt)
         if alts:
             break
-    if len({a[0] for a in alts}) != 1:
-        return first
-    return max(alts, key=lambda a: a[1])
+    return alts
 
 
-def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
-                 ) -> tuple[str | None, float, str, tuple, float, float]:
-    """_judge for one choice of the face's spots (and the grid's spacing)."""
+def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> list[tuple]:
+    """Readings of the face's outermost square block of spots, the rest being side faces
+    beyond its inner edges (see `_judge`)."""
+    a = math.radians(face.angle)
+    axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    pts = np.array([[p.x, p.y] for p in face.pips])
+    rel = (pts - face.center) @ axes.T  # (k, 2): along the face's two edges
+    o = np.array([face.center[0] - mid[0], face.center[1] - mid[1]]) @ axes.T
+    on = float(np.hypot(*o))
+    if on < 1e-6:
+        return []
+    o /= on
+    # the sides a side face can show on: those not turned away from the picture's middle
+    sides = [(ax, sg) for ax in (0, 1) for sg in (1, -1) if sg * o[ax] < 0.3]
+    cuts = []
+    for ax, sg in sides:
+        proj = np.sort(np.unique(sg * rel[:, ax]))
+        cuts.append([(ax, sg, t) for t in ((proj[1:] + proj[:-1]) / 2).tolist()] + [None])
+    hull = face.hull.reshape(-1, 2).astype(np.float64)
+    seen: set[frozenset[int]] = set()
+    out: list[tuple] = []
+    for combo in _product(cuts):
+        keep = np.ones(len(face.pips), bool)
+        for c in combo:
+            if c is not None:
+                keep &= c[1] * rel[:, c[0]] < c[2]
+        idx = frozenset(np.nonzero(keep)[0].tolist())
+        # a lone pip does not fix a face (a corner pip of a face partly hidden would do)
+        if not 2 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square) or idx in seen:
+            continue
+        seen.add(idx)
+        alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)],
+                           [face.pips[i] for i in range(len(face.pips)) if i not in idx],
+                           axes, hull, sides, smooth)
+        if alt is not None:
+            out.append(alt)
+    return out
+
+
+def _product(lists: list[list]) -> list[tuple]:
+    """Every choice of one item from each list."""
+    out: list[tuple] = [()]
+    for items in lists:
+        out = [t + (x,) for t in out for x in items]
+    return out
+
+
+def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarray,
+                 hull: np.ndarray, sides: list[tuple[int, int]], smooth: np.ndarray
+                 ) -> tuple | None:
+    """The reading of `spots` as the top face with `cut` beyond its inner edges, or None."""
     n = len(spots)
+    centre, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
+    if res > 0.22 or abs((turn - face.angle + 45) % 90 - 45) > 12:
+        return None  # not a layout, or not square with the die's edges
+    c = np.array(centre)
+    rc = (np.array([[p.x, p.y] for p in cut]).reshape(-1, 2) - c) @ axes.T
+    # which sides the cut spots lie beyond: they must be sides a side face can show on
+    cut_sides = set()
+    for du, dv in rc:
+        ax = 0 if abs(du) >= abs(dv) else 1
+        cut_sides.add((ax, 1 if (du, dv)[ax] > 0 else -1))
+    if not cut_sides <= set(sides):
+        return None
+    # the face's outer edges (the region's extremes on the sides not cut) fix its side; a
+    # side the region runs on far past is cut too (a side face that shows no pips)
+    hr = (hull - c) @ axes.T
+    for ax, sg in sides:
+        if np.max(sg * hr[:, ax]) > 1.3 * np.max(-sg * hr[:, ax]):
+            cut_sides.add((ax, sg))
+    ext = [float(np.max(sg * hr[:, ax])) for ax in (0, 1) for sg in (1, -1)
+           if (ax, sg) not in cut_sides]
+    if not ext or {ax for ax in (0, 1) for sg in (1, -1) if (ax, sg) not in cut_sides} != {0, 1}:
+        return None  # one edge of each direction must be seen
+    half = float(np.median(ext))
+    if half <= 0 or max(abs(e - half) for e in ext) > 0.25 * half:
+        return None
+    side = 2 * half
+    if not 0.215 * side <= s <= 0.36 * side:
+        return None
+    # pips narrower than their spacing (a corner and the centre are not a two's pips)
+    r = float(np.median([p.r for p in spots]))
+    if r > 0.45 * s:
+        return None
+    # a diagonal layout (two, three) may be a corner and the centre of a richer face, whose
+    # other pips, cut, then lie on the same grid: a cut spot on it is not a side face's
+    g = rc / s
+    if n <= 3 and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3)):
+        return None
+    # every cut spot beyond the top face's edge (by half a pip at least)
+    if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):
+        return None
+    alt = _judge_spots(face, spots, smooth, side=side, centred=False)
+    if alt[0] is None or alt[1] < CUT_MIN_CONF:
+        return None
+    return (*alt, side)
+
+
+def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
+                 side: float | None = None, centred: bool = True
+                 ) -> tuple[str | None, float, str, tuple, float, float]:
+    """_judge for one choice of the face's spots: the top face's side (the region's unless
+    given) and whether the pips must be in the middle of the region."""
+    n = len(spots)
+    side = face.side if side is None else side
     if not 1 <= n <= 6:
         return None, 0.2, f"{n} spots on the face", face.center, face.angle, 0.0
-    centre, angle, s, res = _fit_grid(spots, n, face.angle, face.side)
+    centre, angle, s, res = _fit_grid(spots, n, face.angle, side)
     if res > 0.22:
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
-    if not 0.17 * face.side <= s <= 0.42 * face.side:
+    if not 0.17 * side <= s <= 0.42 * side:
         return None, 0.3, "pip spacing does not fit the face", centre, angle, s
-    off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / face.side
-    if off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
+    off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / side
+    if centred and off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
         return None, 0.3, "the pips are not in the middle of the face", centre, angle, s
     if n >= 4 and _anisotropy(spots, n, centre, angle, s) < MIN_ISOTROPY:
         return None, 0.2, "a side face seen at a slant", centre, angle, s
@@ -383,7 +523,7 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray
         return None, 0.2, "pips too faint", centre, angle, s
     ts = [(vals - face.body) / span]
     if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
-        ts += [(_grid_values(smooth, centre, angle, f * face.side, min(r, 0.4 * s)) - face.body)
+        ts += [(_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s)) - face.body)
                / span for f in (0.27, 0.32, 0.37)]
     errs = {}
     for m in range(1, 7):
@@ -412,8 +552,8 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         grown = _grow_face(bgr, smooth, p, visited)
         if grown is None:
             continue
-        hull, body, (centre, side, ang) = grown
-        faces.append(_Face(level, centre, side, ang, hull, body, p.light, []))
+        hull, body, (centre, side, ang, square), colour = grown
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour))
     for f in faces:
         for p in pips:
             if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
@@ -437,43 +577,112 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         faces, smooth = _faces_at_level(smooth_bgr, grey, level)
         scale = 2 ** level
         for f in faces:
-            label, conf, why, centre, angle, _ = _judge(f, smooth)
+            label, conf, why, centre, angle, _, fside = _judge(
+                f, smooth, (bgr.shape[1] / 2 - 0.5, bgr.shape[0] / 2 - 0.5))
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(angle)
-            half = f.side / 0.88 / 2 * scale
+            half = fside / 0.88 / 2 * scale
             corners = [[c[0] + half * (u * math.cos(a) - v * math.sin(a)),
                         c[1] + half * (u * math.sin(a) + v * math.cos(a))]
                        for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-            rd = ObjectReading("pips", label, conf, c, corners, angle, f.side / 0.88 * scale, why)
-            found.append((conf, rd))
-    # the same face at two levels: keep the surer reading
+            rd = ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale, why)
+            found.append((conf, rd, f.colour))
+    # the same face at two levels: keep the surer reading; a face much smaller than another
+    # and within it is a part of it
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
-    for _, rd in found:
+    colours = []
+    for _, rd, colour in found:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 0.4 * max(rd.size_px, o.size_px) for o in kept):
+               > (0.6 if min(rd.size_px, o.size_px) < 0.6 * max(rd.size_px, o.size_px)
+                  else 0.4) * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
+            colours.append(colour)
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    for rd, colour in zip(kept, colours, strict=True):
+        if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):
+            rd.label, rd.confidence = None, 0.3
+            rd.why = "may be the side face of a die the frame cuts"
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
-def _side_faces(faces: list[ObjectReading], centre: tuple[float, float]) -> set[int]:
+def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
-    side towards the middle. Touching dice stand at least a side apart, centre to centre;
-    a top face and its own side face are closer. Of two faces closer than 0.8 of the outer
-    one's side (the outer one read), the one nearer the middle is a side face. (A side face
-    showing four or more pips is also told by its squeezed grid, in `_judge`.)
+    side towards the middle, as deep as the die's distance from the middle over the lens's
+    focal length (up to about a whole side at the edge of a wide lens's picture). Touching
+    dice stand at least a side apart, centre to centre; a top face and its own side face are
+    closer: half a side plus half that depth. Of two faces that close (the outer one read),
+    the one nearer the middle is a side face. (A side face showing four or more pips is also
+    told by its squeezed grid, in `_judge`.)
     """
+    longer = 2 * max(centre)  # the picture's longer side (centre: its middle)
     out: set[int] = set()
     for i, a in enumerate(faces):
         for b in faces:
             if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
                 continue
-            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= 0.8 * b.size_px:
+            # the deepest side face a lens as wide as 90 degrees across shows there
+            depth = min(1.0, math.hypot(b.center[0] - centre[0], b.center[1] - centre[1])
+                        / (0.55 * longer))
+            near = min(0.97, max(0.8, 0.55 + 0.5 * depth))
+            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= near * b.size_px:
                 continue
             if math.hypot(a.center[0] - centre[0], a.center[1] - centre[1]) < math.hypot(
                     b.center[0] - centre[0], b.center[1] - centre[1]):
                 out.add(i)
     return out
+
+
+def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
+                           colour: tuple[float, float, float]) -> bool:
+    """Whether a face may be the side face of a die whose top face the frame cuts.
+
+    A side face deep enough to show its pips lies where the die is far from the picture's
+    middle (see `_side_faces`); its top face lies beyond it, away from the middle. When the
+    frame's edge cuts where that top face would be, and what lies there inside the frame is
+    a region of the face's own hue (the same die, lit otherwise) that the frame's edge
+    bounds, the face is not read."""
+    h, w = image.shape[:2]
+    cx, cy = rd.center
+    ox, oy = cx - w / 2, cy - h / 2
+    depth = min(1.0, math.hypot(ox, oy) / (0.55 * max(w, h)))
+    if depth < 0.3:
+        return False  # side faces there are too shallow to show pips
+    # the face's edge direction most nearly away from the middle
+    a = math.radians(rd.angle_deg)
+    axes = [(math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))]
+    ex, ey = max(((sg * ux, sg * uy) for ux, uy in axes for sg in (1, -1)),
+                 key=lambda e: e[0] * ox + e[1] * oy)
+    side = rd.size_px
+    # a point of where the top face would be: just past the side face's outer edge
+    t = depth / 2 + 0.25
+    px, py = int(round(cx + ex * t * side)), int(round(cy + ey * t * side))
+    if not (0 <= px < w and 0 <= py < h):
+        return True
+    # that top face, cut by the frame, is a region of one colour that the frame's edge
+    # bounds within a side and a half; the table beyond a top face runs on further
+    half = int(1.6 * side)
+    x0, y0, x1, y1 = max(0, px - half), max(0, py - half), min(w, px + half), min(h, py + half)
+    if x0 > 0 and y0 > 0 and x1 < w and y1 < h:
+        return False
+    win = np.ascontiguousarray(image[y0:y1, x0:x1])
+    seed = win[py - y0, px - x0].astype(np.float32)
+    body = np.array(colour) + 1.0
+    if np.max(np.abs((seed + 1) / (seed + 1).sum() - body / body.sum())) > 0.06:
+        return False  # not the face's hue: another thing
+    tol = (float(np.clip(0.2 * seed.max() + 6, 8, 45)),) * 3
+    mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    cv2.floodFill(win, mask, (px - x0, py - y0), 0, tol, tol,
+                  4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    m = mask[1:-1, 1:-1] > 0
+    if m.sum() < 0.1 * side * side:
+        return False
+    edges = [(m[:, 0], x0 == 0), (m[:, -1], x1 == w), (m[0], y0 == 0), (m[-1], y1 == h)]
+    if not (all(frame for e, frame in edges if e.any()) and any(e.any() for e, _ in edges)):
+        return False
+    # as wide as a die along the face's outer edge (a cell of a checked cloth need not be)
+    ys, xs = np.nonzero(m)
+    along = (xs + x0) * -ey + (ys + y0) * ex
+    return bool(0.7 * side <= float(along.max() - along.min()) <= 1.25 * side)

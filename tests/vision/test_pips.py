@@ -133,12 +133,17 @@ def test_a_side_face_next_to_its_top_face_is_not_reported_touching_dice_are():
     from vision.objects import ObjectReading
     from vision.pips import _side_faces
 
-    middle = (320.0, 240.0)
+    middle = (320.0, 240.0)  # of a 640x480 picture
     top = ObjectReading("pips", "4", 0.9, (100.0, 100.0), size_px=50.0)
     # its side face shows towards the middle of the picture, closer than a whole side
     side = ObjectReading("pips", "1", 0.9, (125.0, 115.0), size_px=40.0)
     # a die touching the top one stands a whole side from it
     touching = ObjectReading("pips", "2", 0.9, (100.0, 151.0), size_px=50.0)
     assert _side_faces([top, side, touching], middle) == {1}
-    # the same pair seen from the other side of the picture: the other face is the side face
-    assert _side_faces([top, side], (0.0, 0.0)) == {0}
+    # the outer of two such faces is the top face, whichever was read first
+    outer = ObjectReading("pips", "1", 0.9, (75.0, 85.0), size_px=50.0)
+    assert _side_faces([top, outer], middle) == {0}
+    # far from the middle of a wide lens's picture a side face is nearly as deep as the die
+    deep = ObjectReading("pips", "2", 0.9, (52.0, 100.0), size_px=48.0)
+    assert _side_faces([ObjectReading("pips", "4", 0.9, (8.0, 100.0), size_px=50.0), deep],
+                       middle) == {1}
