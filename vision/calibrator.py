@@ -123,11 +123,7 @@ class Calibrator:
             return dict(self._progress)
 
     def versions(self) -> dict:
-        if not self.store.is_dir():
-            return {"active": None, "versions": []}
-        active = profiles.read_active(self.store)
-        return {"active": active.get("active") if active else None,
-                "versions": profiles._versions(self.store)}
+        return profiles.store_versions(self.store)
 
     def activate(self, version: str) -> None:
         try:

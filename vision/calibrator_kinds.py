@@ -93,33 +93,17 @@ class CaptureRefused(VisionError):
 
 def save_version(store: Path, kind: str, write: Callable[[Path], None],
                  report: dict | None = None) -> Path:
-    """Write the store's next version: `write(folder)` fills a temporary folder, which is
-    synced and renamed vNNN (never a half-written version); nothing is activated."""
-    store = Path(store)
-    if store.exists() and not store.is_dir():
-        raise BadProfile(f"{store}: exists and is not a folder; a profile store is a folder")
-    store.mkdir(parents=True, exist_ok=True)
-    profiles.read_active(store)  # refuse to extend a store whose record is corrupt
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
-    try:
-        tmp.chmod(0o755)
-        write(tmp)
+    """Write the store's next version of a `kind` model (`write(folder)` writes the model,
+    then the kind record with its report): the labelled dice' store rules
+    (vision.profile.write_version); nothing is activated."""
+
+    def write_all(folder: Path) -> None:
+        write(folder)
         record = {"kind": kind, "report": report or {},
                   "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        profiles._write_file(tmp / KIND_FILE, json.dumps(record, indent=1).encode())
-        for f in tmp.iterdir():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
-        profiles._fsync_dir(tmp)
-        versions = profiles._versions(store)
-        n = int(versions[-1][1:]) + 1 if versions else 1
-        final = store / f"v{n:03d}"
-        os.rename(tmp, final)
-        profiles._fsync_dir(store)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+        profiles._write_file(folder / KIND_FILE, json.dumps(record, indent=1).encode())
+
+    return profiles.write_version(store, write_all)
 
 
 def load_version(folder: Path, kind: str):  # noqa: ANN201 (a CardModel or NumeralProfile)
@@ -144,18 +128,6 @@ def load_version(folder: Path, kind: str):  # noqa: ANN201 (a CardModel or Numer
         raise BadProfile(f"{folder}: corrupt profile ({e})") from e
 
 
-def activate_version(store: Path, name: str, kind: str) -> None:
-    """Make a version the active one; it must load cleanly first (else nothing changes)."""
-    store = Path(store)
-    if name not in profiles._versions(store):
-        raise BadProfile(f"{store}: no version {name!r}; the versions are "
-                         + (", ".join(profiles._versions(store)) or "none yet"))
-    load_version(store / name, kind)
-    rec = profiles.read_active(store)
-    hist = [h for h in rec["history"] if h != name] + [name]
-    profiles._write_active(store, {"active": name, "history": hist})
-
-
 def publish(version: Path, active_dir: Path) -> Path:
     """Copy a version's files into `active_dir`, where the running table's reader reads the
     table's own model (app.readers: DIR/cards-model.npz, DIR/numerals.json), file by file
@@ -172,19 +144,6 @@ def publish(version: Path, active_dir: Path) -> Path:
         os.replace(tmp, active_dir / f.name)
     profiles._fsync_dir(active_dir)
     return active_dir
-
-
-def rollback_version(store: Path, kind: str) -> str:
-    """Re-activate the version active before the current one (it must load); its name."""
-    store = Path(store)
-    rec = profiles.read_active(store)
-    hist = [h for h in rec["history"] if (store / h).is_dir()]
-    if len(hist) < 2:
-        raise BadProfile(f"{store / profiles.ACTIVE}: no earlier active profile to roll back to")
-    prev = hist[-2]
-    load_version(store / prev, kind)
-    profiles._write_active(store, {"active": prev, "history": hist[:-1]})
-    return prev
 
 
 # -- checks of one capture --------------------------------------------------------------------
@@ -443,23 +402,23 @@ class GuidedCalibrator:
 
     # the store
     def versions(self) -> dict:
-        if not self.store.is_dir():
-            return {"active": None, "versions": []}
-        active = profiles.read_active(self.store)
-        return {"active": active.get("active"), "versions": profiles._versions(self.store)}
+        return profiles.store_versions(self.store)
+
+    def _load(self, folder: Path):  # noqa: ANN202 (a CardModel or NumeralProfile)
+        return load_version(folder, self.kind)
 
     def activate(self, version: str) -> None:
         """Make `version` the active one; the running table reads with it from the next
         frame on. ValueError (nothing changed) when it does not load."""
         try:
-            activate_version(self.store, version, self.kind)
+            profiles.activate_version(self.store, version, self._load)
         except VisionError as exc:
             raise ValueError(str(exc)) from None
         self._hand_on(version)
 
     def rollback(self) -> str:
         try:
-            name = rollback_version(self.store, self.kind)
+            name = profiles.rollback(self.store, self._load)
         except VisionError as exc:
             raise ValueError(str(exc)) from None
         self._hand_on(name)
@@ -680,5 +639,5 @@ NUMERAL_ADVICE = {
 
 
 __all__ = ["DECKS", "BadDeck", "CaptureRefused", "DeckCalibrator", "GuidedCalibrator",
-           "NumeralCalibrator", "activate_version", "card_words", "load_version",
-           "publish", "roche_name", "rollback_version", "save_version"]
+           "NumeralCalibrator", "card_words", "load_version",
+           "publish", "roche_name", "save_version"]

@@ -14,8 +14,10 @@ import io
 import json
 import os
 import re
+import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -101,22 +103,23 @@ def _write_active(store: Path, rec: dict) -> None:
     _fsync_dir(store)
 
 
-def save_profile(profile: Profile, store: str | os.PathLike, activate: bool = False) -> Path:
-    """Write a profile as the store's next version (atomically); optionally activate it."""
+def write_version(store: str | os.PathLike, write: Callable[[Path], None]) -> Path:
+    """Write the store's next version: `write(folder)` fills a temporary folder, whose files
+    are synced before it is renamed vNNN (never a half-written version); nothing is
+    activated. BadProfile when `store` is not a folder or its activation record is corrupt."""
     store = Path(store)
     if store.exists() and not store.is_dir():
-        raise BadProfile(f"{store}: exists and is not a folder; --out takes a profile folder")
+        raise BadProfile(f"{store}: exists and is not a folder; a profile store is a folder")
     store.mkdir(parents=True, exist_ok=True)
     read_active(store)  # refuse to extend a store whose record is corrupt
-    buf = io.BytesIO()
-    np.savez_compressed(buf, patches=profile.patches, labels=profile.patch_labels)
-    data = buf.getvalue()
-    manifest = _manifest(profile, hashlib.sha256(data).hexdigest())
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; a profile is ordinary data
-        _write_file(tmp / "patches.npz", data)
-        _write_file(tmp / "manifest.json", json.dumps(manifest, indent=2).encode())
+        write(tmp)
+        for f in tmp.iterdir():
+            if f.is_file():
+                with open(f, "rb") as fh:
+                    os.fsync(fh.fileno())
         _fsync_dir(tmp)
         versions = _versions(store)
         n = int(versions[-1][1:]) + 1 if versions else 1
@@ -124,33 +127,60 @@ def save_profile(profile: Profile, store: str | os.PathLike, activate: bool = Fa
         os.rename(tmp, final)
         _fsync_dir(store)
     except BaseException:
-        for f in tmp.glob("*"):
-            f.unlink()
-        tmp.rmdir()
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
+    return final
+
+
+def save_profile(profile: Profile, store: str | os.PathLike, activate: bool = False) -> Path:
+    """Write a profile as the store's next version (atomically); optionally activate it."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, patches=profile.patches, labels=profile.patch_labels)
+    data = buf.getvalue()
+    manifest = _manifest(profile, hashlib.sha256(data).hexdigest())
+
+    def write(folder: Path) -> None:
+        _write_file(folder / "patches.npz", data)
+        _write_file(folder / "manifest.json", json.dumps(manifest, indent=2).encode())
+
+    final = write_version(store, write)
     if activate:
         activate_version(store, final.name)
     return final
 
 
-def activate_version(store: str | os.PathLike, name: str) -> None:
-    """Make a version the active one (it must load cleanly)."""
+def store_versions(store: str | os.PathLike) -> dict:
+    """{"active": name|None, "versions": [names, oldest first]} of a store (none yet: empty)."""
     store = Path(store)
-    load_profile(store / name)
+    if not store.is_dir():
+        return {"active": None, "versions": []}
+    return {"active": read_active(store).get("active"), "versions": _versions(store)}
+
+
+def activate_version(store: str | os.PathLike, name: str,
+                     load: Callable[[Path], object] | None = None) -> None:
+    """Make a version the active one; it must load cleanly first (`load`, a labelled-dice
+    profile by default), else nothing changes."""
+    store = Path(store)
+    if name not in _versions(store):
+        raise BadProfile(f"{store}: no version {name!r}; the versions are "
+                         + (", ".join(_versions(store)) or "none yet"))
+    (load or load_profile)(store / name)
     rec = read_active(store)
     hist = [h for h in rec["history"] if h != name] + [name]
     _write_active(store, {"active": name, "history": hist})
 
 
-def rollback(store: str | os.PathLike) -> str:
-    """Re-activate the version active before the current one; returns its name."""
+def rollback(store: str | os.PathLike, load: Callable[[Path], object] | None = None) -> str:
+    """Re-activate the version active before the current one (it must load: `load`, a
+    labelled-dice profile by default); returns its name."""
     store = Path(store)
     rec = read_active(store)
     hist = [h for h in rec["history"] if (store / h).is_dir()]
     if len(hist) < 2:
         raise BadProfile(f"{store / ACTIVE}: no earlier active profile to roll back to")
     prev = hist[-2]
-    load_profile(store / prev)
+    (load or load_profile)(store / prev)
     _write_active(store, {"active": prev, "history": hist[:-1]})
     return prev
 

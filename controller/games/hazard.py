@@ -28,7 +28,7 @@ from controller.games.base import (
     command,
     pays_setting,
 )
-from controller.games.observation import PIP_LABELS, Observation, Reading
+from controller.games.observation import Observation, Reading, pip_dice
 from controller.ledger import BANK, Entry, bet_account, player_account
 from controller.modes import Mode
 from controller.settings import N_, Name, Setting
@@ -279,23 +279,7 @@ class Hazard(Engine):
     def read(self, state: HazardState, observation: Observation,
              min_confidence: float = 0.9) -> Reading:
         """A settled throw: the two pip dice in the rolling area, as the caster's throw."""
-        problems: list[str] = []
-        uncertain: list[int] = []
-        dice: list[int] = []
-        for index, seen in enumerate(observation.objects):
-            if seen.kind != "die":
-                problems.append("something that is not a die is on the felt (a hand?)")
-            elif seen.zone != "rolling":
-                continue
-            elif seen.cocked:
-                problems.append(f"a die ({seen.label or 'unread'}) is cocked: it is thrown again")
-            elif seen.label is None or seen.confidence < min_confidence:
-                uncertain.append(index)
-            elif seen.label not in PIP_LABELS:
-                problems.append(f"{seen.label} is not a face of a pip die (PIP-1 to PIP-6)")
-            else:
-                dice.append(PIP_LABELS[seen.label])
-        faces = {f"die-{i + 1}": f"PIP-{d}" for i, d in enumerate(dice)}
+        dice, faces, problems, uncertain = pip_dice(observation, min_confidence)
         if not uncertain and not problems and len(dice) != 2:
             problems.append(f"Hazard throws two dice; {len(dice)} are read")
         if problems or uncertain:

@@ -119,3 +119,27 @@ class Reading:
         return {"ready": self.ready, "commands": [c.to_json() for c in self.commands],
                 "problems": [str(p) for p in self.problems], "uncertain": list(self.uncertain),
                 "faces": dict(self.faces)}
+
+
+def pip_dice(observation: Observation, min_confidence: float
+             ) -> tuple[list[int], dict[str, str], list[str], list[int]]:
+    """The pip dice thrown into the rolling area (dice in the tray are set aside): (their
+    values, their faces by die {"die-1": "PIP-4", ...}, the problems seen, the indices of
+    the objects not read surely enough)."""
+    problems: list[str] = []
+    uncertain: list[int] = []
+    dice: list[int] = []
+    for index, seen in enumerate(observation.objects):
+        if seen.kind != "die":
+            problems.append("something that is not a die is on the felt (a hand?)")
+        elif seen.zone != "rolling":
+            continue
+        elif seen.cocked:
+            problems.append(f"a die ({seen.label or 'unread'}) is cocked: it is thrown again")
+        elif seen.label is None or seen.confidence < min_confidence:
+            uncertain.append(index)
+        elif seen.label not in PIP_LABELS:
+            problems.append(f"{seen.label} is not a face of a pip die (PIP-1 to PIP-6)")
+        else:
+            dice.append(PIP_LABELS[seen.label])
+    return dice, {f"die-{i + 1}": f"PIP-{d}" for i, d in enumerate(dice)}, problems, uncertain

@@ -29,7 +29,7 @@ from typing import Any
 
 from controller.errors import IllegalCommand
 from controller.games.base import Arg, Command, Engine, Event, State, command
-from controller.games.observation import PIP_LABELS
+from controller.games.observation import pip_dice
 from controller.modes import Mode
 from controller.settings import Setting
 
@@ -874,23 +874,7 @@ class Risque(Engine):
             return Reading(problems=("no dice are due: the Mises are revealed before the roll",))
         who = next(p for p in risk.participants if not p.rolled_all)
         left = who.to_roll - len(who.rolled)
-        problems: list[str] = []
-        uncertain: list[int] = []
-        dice: list[int] = []
-        for index, seen in enumerate(observation.objects):
-            if seen.kind != "die":
-                problems.append("something that is not a die is on the felt (a hand?)")
-            elif seen.zone != "rolling":
-                continue  # the Mises rest in the tray
-            elif seen.cocked:
-                problems.append(f"a die ({seen.label or 'unread'}) is cocked: it is thrown again")
-            elif seen.label is None or seen.confidence < min_confidence:
-                uncertain.append(index)
-            elif seen.label not in PIP_LABELS:
-                problems.append(f"{seen.label} is not a face of a pip die (PIP-1 to PIP-6)")
-            else:
-                dice.append(PIP_LABELS[seen.label])
-        faces = {f"die-{i + 1}": f"PIP-{d}" for i, d in enumerate(dice)}
+        dice, faces, problems, uncertain = pip_dice(observation, min_confidence)
         if not uncertain and not problems and not 1 <= len(dice) <= min(left, 10):
             problems.append(f"{who.character} rolls {left} more {'die' if left == 1 else 'dice'} "
                             "(ten at most at once); "

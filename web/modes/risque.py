@@ -4,7 +4,8 @@ reaching 10 before the roll, the roll, the Privilege and the Truths. In French b
 
 from __future__ import annotations
 
-from controller.games.risque import HONOUR_REASONS, PIP_LABELS
+from controller.games.observation import PIP_LABELS
+from controller.games.risque import HONOUR_REASONS
 from controller.settings import N_
 from web.i18n import t
 from web.modes import ModePage, PageInput, reason
