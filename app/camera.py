@@ -92,7 +92,8 @@ class CameraRig:
         if self.place["kind"] != "labels":
             from app.readers import kind_reader
 
-            reader = kind_reader(self.place["kind"], self.place["equipment"], str(path))
+            reader = kind_reader(self.place["kind"], self.place["equipment"], str(path),
+                                 **self.place.get("deals", {}))
             self.place.update(recognizer=reader, profile_path=reader.profile_path)
             log.info("camera: now reading with %s", reader.profile_path)
             return
@@ -195,6 +196,7 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
     equipment_name = find_mode(config["table.mode"]).equipment
     kind = reader_kind(equipment_name)
     profile = resolved = None
+    deals: dict = {}
     try:
         if kind == "labels":
             from vision.profile import load_profile, resolve
@@ -204,9 +206,12 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
             profile = load_profile(resolved)
             recognizer, where = Recognizer(profile), str(resolved)
         else:
+            # which deck the table deals now, and (the demo) how to learn one: kept for
+            # the readers made when the banker activates a calibration (use_profile)
+            deals = {"deck": lambda: table_deck(table),
+                     "learn": demo_deck if spec == "demo" else None}
             recognizer = kind_reader(kind, equipment_name, config["camera.profile"],
-                                     profile_store(config), deck=lambda: table_deck(table),
-                                     learn=demo_deck if spec == "demo" else None)
+                                     profile_store(config), **deals)
             where = recognizer.profile_path
             # these readers abstain themselves (label None) below their own line: a label
             # they give is their confident reading
@@ -227,7 +232,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
     felt_mm = tuple(config["camera.felt_mm"])
     place = {"geometry": geometry, "recognizer": recognizer, "profile": profile,
              "profile_path": where, "felt_mm": felt_mm, "zones": zones, "kind": kind,
-             "equipment": equipment_name, "store": profile_store(config)}
+             "equipment": equipment_name, "store": profile_store(config),
+             "deals": deals}
 
     def read(img):
         if place["geometry"] is None:
