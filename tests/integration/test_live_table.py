@@ -172,14 +172,6 @@ def test_a_card_dealt_onto_a_stack_is_one_deal_of_the_top_card(tmp_path):
         assert [c.args["card"] for c in at.camera_commands("deal")] == dealt
         if at.table.state.phase == "betting":
             break
-    # A deck the banker activates mid-game (the Calibration page's use_profile) is read for
-    # the deck the table deals: the poker cards, not the printed deck's art.
-    learned = at.rig.place["recognizer"]._read.__self__.readers["poker"].model
-    learned.save(tmp_path / "deck")
-    at.rig.use_profile(tmp_path / "deck")
-    assert at.rig.place["profile_path"] == str(tmp_path / "deck")
-    readers = at.rig.place["recognizer"]._read.__self__
-    assert readers.deck() == "poker" and "poker" in readers.readers
 
 
 @pytest.mark.parametrize("mode", ["rochi", "captains-rochi", "grand-roche"])
