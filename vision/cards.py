@@ -290,24 +290,33 @@ def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np
     return d / max(float(paper.mean()), 1.0), np.array([x0, y0], np.float32)
 
 
-def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
-    """Move each side of a rough quad to the card's edge: the outermost line, within reach,
-    with paper inside it and something that is not paper outside (an inner border line has
-    paper outside; a shadow has none inside). A side with no such line stays."""
-    dist, origin = dist_at
-    quad = quad - origin
+def _sides(quad: np.ndarray, us: np.ndarray
+           ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each side of a quad: (its start, its direction, its unit normal pointing out of the
+    quad, the points at fractions `us` along it (U, 2))."""
     c = quad.mean(0)
-    width = float(np.linalg.norm(quad[1] - quad[0]))
-    ts = np.arange(-0.07 * width, 0.15 * width, 0.5, dtype=np.float32)
-    us = np.linspace(0.12, 0.88, 16, dtype=np.float32)
-    lines = []
+    sides = []
     for k in range(4):
         a, b = quad[k], quad[(k + 1) % 4]
         d = b - a
         n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
         if np.dot((a + b) / 2 - c, n) < 0:
             n = -n
-        base = a[None, :] + us[:, None] * d[None, :]  # (U, 2)
+        sides.append((a, d, n, a[None, :] + us[:, None] * d[None, :]))
+    return sides
+
+
+def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
+    """Move each side of a rough quad to the card's edge: the outermost line, within reach,
+    with paper inside it and something that is not paper outside (an inner border line has
+    paper outside; a shadow has none inside). A side with no such line stays."""
+    dist, origin = dist_at
+    quad = quad - origin
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    ts = np.arange(-0.07 * width, 0.15 * width, 0.5, dtype=np.float32)
+    us = np.linspace(0.12, 0.88, 16, dtype=np.float32)
+    lines = []
+    for a, d, n, base in _sides(quad, us):
 
         def at(off: np.ndarray, base: np.ndarray = base, n: np.ndarray = n) -> np.ndarray:
             p = base[None, :, :] + off[:, None, None] * n[None, None, :]
@@ -336,16 +345,9 @@ def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
     """The least share, over the four sides, of points along a side where the grey changes
     across it (a step or a line): a card on top has its edge all round; an outline that cuts
     across a card (two cards of a stack taken as one) has a side with none."""
-    c = quad.mean(0)
     us = np.linspace(0.1, 0.9, 24, dtype=np.float32)
     least = 1.0
-    for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        d = b - a
-        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
-        if np.dot((a + b) / 2 - c, n) < 0:
-            n = -n
-        base = a[None, :] + us[:, None] * d[None, :]
+    for _a, _d, n, base in _sides(quad, us):
         offs = np.array([-2.0, -1.0, 0.0, 1.0, 2.0], np.float32)
         p = base[None, :, :] + offs[:, None, None] * n[None, None, :]
         v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
