@@ -55,6 +55,7 @@ MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
 DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
+SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 
 
 @dataclass
@@ -66,6 +67,8 @@ class _Pip:
     centre: float  # smoothed grey at the centre (0..1)
     body: float  # median of the ring
     strength: float
+    elong: float = 1.0  # the spot's longer over its shorter axis (a top face's pips are round)
+    minor: float = 0.0  # the direction of its shorter axis (radians)
 
 
 @dataclass
@@ -199,6 +202,34 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
     if tot > 0:
         p.x, p.y = float((wgt * xx).sum() / tot), float((wgt * yy).sum() / tot)
         p.r = max(p.r * 0.5, math.sqrt(tot / math.pi) * 1.15)
+
+
+def _shape(p: _Pip, smooth: np.ndarray) -> None:
+    """The spot's elongation and the direction of its shorter axis, from the second moments
+    of its own pip-coloured pixels (the connected spot at its centre, not its neighbours)."""
+    h, w = smooth.shape
+    rad = int(math.ceil(2.0 * p.r)) + 1
+    x0, y0 = max(0, int(p.x) - rad), max(0, int(p.y) - rad)
+    x1, y1 = min(w, int(p.x) + rad + 1), min(h, int(p.y) + rad + 1)
+    t = (smooth[y0:y1, x0:x1] - p.body) / (p.centre - p.body)
+    blob = (t > 0.45).astype(np.uint8)
+    n, lab = cv2.connectedComponents(blob, connectivity=4)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    # the spot: the pip-coloured one at the centre (the strongest pixel within a pixel of it)
+    near = np.where((xx - p.x) ** 2 + (yy - p.y) ** 2 <= 2.0, t, -np.inf)
+    cy, cx = np.unravel_index(int(np.argmax(near)), near.shape)
+    if lab[cy, cx] == 0:
+        return
+    wgt = np.where(lab == lab[cy, cx], np.clip(t, 0, 1), 0.0)
+    tot = float(wgt.sum())
+    mx, my = float((wgt * xx).sum() / tot), float((wgt * yy).sum() / tot)
+    dx, dy = xx - mx, yy - my
+    sxx, syy, sxy = (float((wgt * v).sum() / tot) for v in (dx * dx, dy * dy, dx * dy))
+    tr, det = sxx + syy, sxx * syy - sxy * sxy
+    disc = math.sqrt(max(0.0, tr * tr / 4 - det))
+    lo, hi = max(tr / 2 - disc, 1e-6), tr / 2 + disc
+    p.elong = math.sqrt(hi / lo)
+    p.minor = 0.5 * math.atan2(2 * sxy, sxx - syy) + math.pi / 2
 
 
 def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
@@ -403,6 +434,8 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
     pts = np.array([[p.x, p.y] for p in face.pips])
     rel = (pts - face.center) @ axes.T  # (k, 2): along the face's two edges
+    for p in face.pips:
+        _shape(p, smooth)
     o = np.array([face.center[0] - mid[0], face.center[1] - mid[1]]) @ axes.T
     on = float(np.hypot(*o))
     if on < 1e-6:
@@ -423,16 +456,32 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
             if c is not None:
                 keep &= c[1] * rel[:, c[0]] < c[2]
         idx = frozenset(np.nonzero(keep)[0].tolist())
-        # a lone pip does not fix a face (a corner pip of a face partly hidden would do)
-        if not 2 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square) or idx in seen:
+        cut = [face.pips[i] for i in range(len(face.pips)) if i not in idx]
+        # every spot cut off is squeezed across the edge it lies beyond: a side face's pip
+        # (a top face's pips are round: the top face is parallel to the picture)
+        squeezed = bool(cut) and all(_squeezed(p, a, axis) for p, axis in zip(
+            cut, np.argmax(np.abs(rel[[i for i in range(len(face.pips)) if i not in idx]]), 1),
+            strict=True))
+        # a lone pip does not fix a face (a corner pip of a face partly hidden would do),
+        # unless what is cut off is plainly side faces' pips
+        if (not (1 if squeezed else 2) <= len(idx) <= 6
+                or (len(idx) == len(face.pips) and face.square) or idx in seen):
             continue
         seen.add(idx)
-        alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)],
-                           [face.pips[i] for i in range(len(face.pips)) if i not in idx],
-                           axes, hull, sides, smooth)
+        alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)], cut, axes, hull, sides,
+                           smooth, squeezed)
         if alt is not None:
             out.append(alt)
     return out
+
+
+def _squeezed(p: _Pip, face_angle: float, axis: int) -> bool:
+    """Whether a spot is squeezed (a pip of a side face seen at a slant) along the face's
+    edge direction `axis` (0: the face's angle, 1: square to it)."""
+    if p.elong < SQUEEZED:
+        return False
+    d = face_angle + axis * math.pi / 2
+    return abs((p.minor - d + math.pi / 2) % math.pi - math.pi / 2) < math.radians(25)
 
 
 def _product(lists: list[list]) -> list[tuple]:
@@ -444,8 +493,8 @@ def _product(lists: list[list]) -> list[tuple]:
 
 
 def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarray,
-                 hull: np.ndarray, sides: list[tuple[int, int]], smooth: np.ndarray
-                 ) -> tuple | None:
+                 hull: np.ndarray, sides: list[tuple[int, int]], smooth: np.ndarray,
+                 squeezed: bool = False) -> tuple | None:
     """The reading of `spots` as the top face with `cut` beyond its inner edges, or None."""
     n = len(spots)
     centre, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
@@ -474,6 +523,8 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     if half <= 0 or max(abs(e - half) for e in ext) > 0.25 * half:
         return None
     side = 2 * half
+    if n == 1:
+        s = 0.3 * side  # a lone pip fixes no spacing (the grid check tries every one)
     if not 0.215 * side <= s <= 0.36 * side:
         return None
     # pips narrower than their spacing (a corner and the centre are not a two's pips)
@@ -483,7 +534,8 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     # a diagonal layout (two, three) may be a corner and the centre of a richer face, whose
     # other pips, cut, then lie on the same grid: a cut spot on it is not a side face's
     g = rc / s
-    if n <= 3 and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3)):
+    if (n <= 3 and not squeezed
+            and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3))):
         return None
     # every cut spot beyond the top face's edge (by half a pip at least)
     if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):

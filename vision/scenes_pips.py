@@ -1,7 +1,8 @@
 """Scenes of ordinary pip dice on any surface, with ground truth: the pip reader's test bench.
 
 Widely randomized (see `vision.scenes_common`): one to ten dice of 12-25 mm, 24-170 px across,
-light dice with dark pips and dark dice with light pips (a red 1 sometimes), pips of 6-12%
+light dice with dark pips and dark dice with light pips, pips of any colour (a red 1, and a
+red 4 with it, sometimes), pips of 6-12%
 of the face at a spacing of 22-30%, rounded edges, side faces showing away from the camera's
 axis, touching dice, on felt, wood, cloth or paper. `held_out=True` draws die colours and
 surfaces (stone, a checked cloth) that development never used.
@@ -40,6 +41,8 @@ DEV_COLOURS = (
     ((0.6, 0.25, 0.1), (0.95, 0.95, 0.95)),  # blue, white pips
     ((0.2, 0.55, 0.15), (0.95, 0.95, 0.95)),  # green, white pips
     ((0.2, 0.8, 0.9), (0.05, 0.05, 0.05)),  # yellow, black pips
+    ((0.93, 0.93, 0.9), (0.12, 0.1, 0.7)),  # white, red pips
+    ((0.1, 0.08, 0.08), (0.25, 0.7, 0.85)),  # black, gold pips
 )
 HELD_OUT_COLOURS = (
     ((0.6, 0.6, 0.6), (0.05, 0.05, 0.05)),  # grey, black pips
@@ -59,6 +62,7 @@ class PipStyle:
     body: tuple[float, float, float]
     pips: tuple[float, float, float]
     one: tuple[float, float, float]
+    four: tuple[float, float, float]  # red on some dice, as the one is
     pip_r: float
     one_r: float
     spacing: float
@@ -95,8 +99,9 @@ def sample_style(rng: np.random.Generator, held_out: bool) -> PipStyle:
     body = tuple(float(c) for c in np.clip(np.array(body) * jitter, 0, 1))
     pip_r = float(rng.uniform(0.065, 0.11))
     one = RED_ONE if (rng.random() < 0.25 and np.mean(body) > 0.5) else pips
+    four = RED_ONE if (one is RED_ONE and rng.random() < 0.5) else pips
     one_r = pip_r * (rng.uniform(1.2, 1.9) if rng.random() < 0.4 else 1.0)
-    return PipStyle(body, tuple(pips), tuple(one), pip_r, float(one_r),
+    return PipStyle(body, tuple(pips), tuple(one), tuple(four), pip_r, float(one_r),
                     float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)))
 
 
@@ -106,7 +111,7 @@ def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
     big = TEX * ss
     tex = np.empty((big, big, 3), np.float32)
     tex[:] = style.body
-    colour = style.one if n == 1 else style.pips
+    colour = style.one if n == 1 else style.four if n == 4 else style.pips
     rad = (style.one_r if n == 1 else style.pip_r) * big
     for cx, cy in LAYOUTS[n]:
         x = big / 2 + cx * style.spacing * big
@@ -232,6 +237,9 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     for x, y, yaw, _touching in places:
         cast_shadow(img, view, np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)]),
                     lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
+    # painted far to near over every die at once (a die's side face must not cover the top
+    # face of the die it touches): side faces by their distance from the lens, tops last
+    draws: list[tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, float]] = []
     for x, y, yaw, touching in places:
         die = new_die(rng)
         top = int(rng.integers(1, 7))
@@ -248,11 +256,14 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
             turn = int(rng.integers(4))
             tex, alpha = np.rot90(tex, turn).copy(), np.rot90(alpha, turn).copy()
             shade = light["ambient"] + (1 - light["ambient"]) * max(0.0, float(normal @ lamp_d))
-            paste_quad(img, tex, view.project(pts), alpha, shade)
+            draws.append((name == "top", -float(np.linalg.norm(cam - centre)), tex,
+                          view.project(pts), alpha, shade))
         top_pts = faces[0][1]
         c = view.project(top_pts.mean(0, keepdims=True))[0]
         corners = view.project(top_pts)
         inside = bool(np.all((corners >= 0) & (corners < [w, h])))
         truths.append(PipTruth(die.label(top), (float(c[0]), float(c[1])), float(die_px),
                                touching, inside, die.colour))
+    for _, _, tex, quad, alpha, shade in sorted(draws, key=lambda d: d[:2]):
+        paste_quad(img, tex, quad, alpha, shade)
     return PipScene(finish(img, rng, light), truths, hard, kind)
