@@ -376,9 +376,22 @@ def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
     return occ
 
 
-def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
-           ) -> tuple[str | None, float, str, tuple, float, float, float]:
-    """(label, confidence, why, grid centre, grid angle, grid spacing, face side) for a face.
+_OCC = np.array([[_occupancy(m, k) for k in range(4)] for m in range(1, 7)])  # (6, 4, 9)
+
+
+def _judge_first(face: _Face, smooth: np.ndarray) -> tuple:
+    """(label, confidence, why, grid centre, grid angle, grid spacing) of a face read from
+    all its spots; when it fails, `_judge_again` looks further."""
+    first = _judge_spots(face, face.pips, smooth)
+    if not face.square:
+        first = (None, 0.3, "the face runs into another", *first[3:])
+    return first
+
+
+def _judge_again(face: _Face, smooth: np.ndarray, mid: tuple[float, float], first: tuple
+                 ) -> tuple[str | None, float, str, tuple, float, float, float]:
+    """(label, confidence, why, grid centre, grid angle, grid spacing, face side) of a face
+    whose spots all together are not a die's layout (`first`, from `_judge_first`).
 
     When the face's spots are not a die's layout, some may not be the top face's:
 
@@ -387,16 +400,14 @@ def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
       (`mid`). The top face is then the outermost square block of spots: the spots on the
       outer side of one or two cut lines along the face's edges, which must make a layout
       the nine grid points confirm, with the face's own outer edges (the region's) where
-      that layout puts them and every spot cut off beyond the top face's edge;
+      that layout puts them and every spot cut off beyond the top face's edge. A lone pip
+      (or a two or three whose cut spots fall on its own grid) is cut out only when every
+      spot cut off is squeezed across the edge it lies beyond: a side face seen at a slant
+      (a top face is parallel to the picture, its pips round);
     - one or two strays (a speck, a side face's pip at the rim): the spots left must make a
       layout of four to six pips that the grid confirms, with the strays off the grid.
 
     Every such choice must agree on the count, or the face is abstained on."""
-    first = _judge_spots(face, face.pips, smooth)
-    if not face.square:
-        first = (None, 0.3, "the face runs into another", *first[3:])
-    if first[0] is not None or not 2 <= len(face.pips) <= 16:
-        return (*first, face.side)
     alts = [(*a, face.side) for a in _strays_set_aside(face, smooth)]
     alts += _top_face_cut(face, smooth, mid)
     if len({a[0] for a in alts}) != 1:
@@ -405,7 +416,7 @@ def _judge(face: _Face, smooth: np.ndarray, mid: tuple[float, float]
 
 
 def _strays_set_aside(face: _Face, smooth: np.ndarray) -> list[tuple]:
-    """Readings of the face with one or two stray spots set aside (see `_judge`)."""
+    """Readings of the face with one or two stray spots set aside (see `_judge_again`)."""
     if len(face.pips) > 9 or not face.square:
         return []
     alts: list[tuple] = []
@@ -429,7 +440,7 @@ def _strays_set_aside(face: _Face, smooth: np.ndarray) -> list[tuple]:
 
 def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> list[tuple]:
     """Readings of the face's outermost square block of spots, the rest being side faces
-    beyond its inner edges (see `_judge`)."""
+    beyond its inner edges (see `_judge_again`)."""
     a = math.radians(face.angle)
     axes = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
     pts = np.array([[p.x, p.y] for p in face.pips])
@@ -567,9 +578,8 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         return None, 0.2, "a side face seen at a slant", centre, angle, s
     r = float(np.median([p.r for p in spots]))
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
-    occ = [_occupancy(n, k) for k in range(4)]
     # the pips' level as the same sampler sees it, on the layout's own points
-    pip_v = float(np.median(vals[occ[0] > 0])) if n != 1 else float(vals[4])
+    pip_v = float(np.median(vals[_OCC[n - 1, 0] > 0])) if n != 1 else float(vals[4])
     span = pip_v - face.body
     if abs(span) < 0.03:
         return None, 0.2, "pips too faint", centre, angle, s
@@ -577,10 +587,9 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
         ts += [(_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s)) - face.body)
                / span for f in (0.27, 0.32, 0.37)]
-    errs = {}
-    for m in range(1, 7):
-        errs[m] = min(max(float(np.max(np.abs(t - _occupancy(m, k)))) for t in ts)
-                      for k in range(4))
+    # per count and quarter turn, the worst grid point at every spacing tried
+    worst = np.max(np.abs(np.array(ts)[None, None, :, :] - _OCC[:, :, None, :]), 3)  # (6, 4, t)
+    errs = {m + 1: float(v) for m, v in enumerate(np.min(np.max(worst, 2), 1))}
     order = sorted(errs, key=errs.get)
     best, second = order[0], order[1]
     err = errs[best]
@@ -613,12 +622,29 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
     return faces, smooth
 
 
+def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, tuple]:
+    """(confidence, reading in image pixels, body colour) of a judged face."""
+    label, conf, why, centre, angle, _, fside = judged
+    scale = 2 ** f.level
+    c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
+    a = math.radians(angle)
+    half = fside / 0.88 / 2 * scale
+    corners = [[c[0] + half * (u * math.cos(a) - v * math.sin(a)),
+                c[1] + half * (u * math.sin(a) + v * math.cos(a))]
+               for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    return conf, ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale,
+                               why), f.colour
+
+
 def read_pips(image: np.ndarray) -> list[ObjectReading]:
     """Every pip die's top face in a BGR frame: label "1".."6", or None when unsure."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     bgr = image
     found: list[tuple[float, ObjectReading]] = []
+    # every level's faces read from all their spots first; a face that fails is read again
+    # (strays and side faces set aside) only where no level read that face already, surely
+    again: list[tuple] = []
     for level in range(LEVELS):
         if level:
             bgr = cv2.pyrDown(bgr)
@@ -627,18 +653,21 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         smooth_bgr = cv2.GaussianBlur(bgr, (3, 3), 0.8) if level == 0 else bgr
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         faces, smooth = _faces_at_level(smooth_bgr, grey, level)
-        scale = 2 ** level
+        mid = (bgr.shape[1] / 2 - 0.5, bgr.shape[0] / 2 - 0.5)
         for f in faces:
-            label, conf, why, centre, angle, _, fside = _judge(
-                f, smooth, (bgr.shape[1] / 2 - 0.5, bgr.shape[0] / 2 - 0.5))
-            c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
-            a = math.radians(angle)
-            half = fside / 0.88 / 2 * scale
-            corners = [[c[0] + half * (u * math.cos(a) - v * math.sin(a)),
-                        c[1] + half * (u * math.sin(a) + v * math.cos(a))]
-                       for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-            rd = ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale, why)
-            found.append((conf, rd, f.colour))
+            first = _judge_first(f, smooth)
+            if first[0] is None and 2 <= len(f.pips) <= 16:
+                again.append((f, smooth, mid, first))
+            else:
+                found.append(_reading(f, (*first, f.side)))
+    for f, smooth, mid, first in again:
+        scale = 2 ** f.level
+        cx, cy = (f.center[0] + 0.5) * scale - 0.5, (f.center[1] + 0.5) * scale - 0.5
+        if any(rd.label is not None and rd.confidence >= 0.99 and 0.6 < rd.size_px * 0.88 / (f.side * scale) < 1.6
+               and math.hypot(rd.center[0] - cx, rd.center[1] - cy) < 0.3 * rd.size_px
+               for _, rd, _ in found):
+            continue  # read at another level
+        found.append(_reading(f, _judge_again(f, smooth, mid, first)))
     # the same face at two levels: keep the surer reading; a face much smaller than another
     # and within it is a part of it
     found.sort(key=lambda t: -t[0])
