@@ -24,7 +24,7 @@ The same face found at two pyramid levels is reported once, from the level that 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import cv2
@@ -415,6 +415,37 @@ def _judge_again(face: _Face, smooth: np.ndarray, mid: tuple[float, float], firs
     return max(alts, key=lambda a: a[1])
 
 
+def _split_touching(face: _Face, smooth: np.ndarray) -> list[tuple[_Face, tuple]]:
+    """Two touching dice of one colour grown into one oblong region (about 2:1): each half
+    read as a face of its own, (half face, reading) for the halves read surely; none when
+    a spot is squeezed (the region is a top face with its side face, not two dice)."""
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(face.hull)
+    long_, short = max(rw, rh), min(rw, rh)
+    if not 1.6 <= long_ / short <= 2.4:
+        return []
+    a = math.radians(ang if rw >= rh else ang + 90)
+    ux, uy = math.cos(a), math.sin(a)
+    for p in face.pips:
+        _shape(p, smooth)
+        if p.elong >= SQUEEZED:
+            return []
+    out = []
+    for sg in (-1, 1):
+        spots = [p for p in face.pips if sg * ((p.x - cx) * ux + (p.y - cy) * uy) > 0]
+        if not spots:
+            continue
+        c = (cx + sg * ux * long_ / 4, cy + sg * uy * long_ / 4)
+        hw, hh = long_ / 4, short / 2
+        hull = np.array([[c[0] + i * hw * ux - j * hh * uy, c[1] + i * hw * uy + j * hh * ux]
+                         for i, j in ((-1, -1), (1, -1), (1, 1), (-1, 1))], np.float32)
+        half = replace(face, center=c, side=math.sqrt(long_ / 2 * short), hull=hull.reshape(-1, 1, 2),
+                       pips=spots, square=True)
+        judged = _judge_spots(half, spots, smooth)
+        if judged[0] is not None and judged[1] >= CUT_MIN_CONF:
+            out.append((half, judged))
+    return out
+
+
 def _strays_set_aside(face: _Face, smooth: np.ndarray) -> list[tuple]:
     """Readings of the face with one or two stray spots set aside (see `_judge_again`)."""
     if len(face.pips) > 9 or not face.square:
@@ -524,7 +555,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     # side the region runs on far past is cut too (a side face that shows no pips)
     hr = (hull - c) @ axes.T
     for ax, sg in sides:
-        if np.max(sg * hr[:, ax]) > 1.3 * np.max(-sg * hr[:, ax]):
+        if np.max(sg * hr[:, ax]) > 1.2 * np.max(-sg * hr[:, ax]):
             cut_sides.add((ax, sg))
     ext = [float(np.max(sg * hr[:, ax])) for ax in (0, 1) for sg in (1, -1)
            if (ax, sg) not in cut_sides]
@@ -663,28 +694,43 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
     for f, smooth, mid, first in again:
         scale = 2 ** f.level
         cx, cy = (f.center[0] + 0.5) * scale - 0.5, (f.center[1] + 0.5) * scale - 0.5
-        if any(rd.label is not None and rd.confidence >= 0.99 and 0.6 < rd.size_px * 0.88 / (f.side * scale) < 1.6
+        if any(rd.label is not None and rd.confidence >= 0.99
+               and 0.6 < rd.size_px * 0.88 / (f.side * scale) < 1.6
                and math.hypot(rd.center[0] - cx, rd.center[1] - cy) < 0.3 * rd.size_px
                for _, rd, _ in found):
             continue  # read at another level
-        found.append(_reading(f, _judge_again(f, smooth, mid, first)))
-    # the same face at two levels: keep the surer reading; a face much smaller than another
-    # and within it is a part of it
+        halves = [] if f.square else _split_touching(f, smooth)
+        if halves:
+            found += [_reading(h, (*judged, h.side)) for h, judged in halves]
+        else:
+            found.append(_reading(f, _judge_again(f, smooth, mid, first)))
+    # the same face at two levels: keep the surer reading, and abstain when another level
+    # read it otherwise (a part of the face grown at one level, the whole at another); a face
+    # much smaller than another and within it is a part of it
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     colours = []
     for _, rd, colour in found:
-        if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > (0.6 if min(rd.size_px, o.size_px) < 0.6 * max(rd.size_px, o.size_px)
-                  else 0.4) * max(rd.size_px, o.size_px) for o in kept):
+        same = next((o for o in kept if math.hypot(rd.center[0] - o.center[0],
+                                                     rd.center[1] - o.center[1])
+                     <= (0.4 if _alike(rd, o) else 0.6) * max(rd.size_px, o.size_px)), None)
+        if same is None:
             kept.append(rd)
             colours.append(colour)
+        elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
+            same.why = f"read as {same.label} and as {rd.label} at two scales"
+            same.label, same.confidence = None, 0.3
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
     for rd, colour in zip(kept, colours, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):
             rd.label, rd.confidence = None, 0.3
             rd.why = "may be the side face of a die the frame cuts"
     return [rd for i, rd in enumerate(kept) if i not in side]
+
+
+def _alike(a: ObjectReading, b: ObjectReading) -> bool:
+    """Whether two readings are of faces of about one size (not one a part of the other)."""
+    return min(a.size_px, b.size_px) >= 0.6 * max(a.size_px, b.size_px)
 
 
 def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:

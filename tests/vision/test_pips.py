@@ -147,3 +147,63 @@ def test_a_side_face_next_to_its_top_face_is_not_reported_touching_dice_are():
     deep = ObjectReading("pips", "2", 0.9, (52.0, 100.0), size_px=48.0)
     assert _side_faces([ObjectReading("pips", "4", 0.9, (8.0, 100.0), size_px=50.0), deep],
                        middle) == {1}
+
+
+def _dark_die_off_axis(top: int, left: int, depth: float, side: int = 80,
+                       centre=(520, 110)) -> np.ndarray:
+    """A black die far from the picture's middle, drawn without the scene renderer: its top
+    face (round light pips) and, towards the middle, a side face of nearly its own colour
+    seen at a slant (its pips squeezed across the edge it shares with the top face)."""
+    rng = np.random.default_rng(top * 10 + left)
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (170, 190, 205)  # paper
+    x0, y0 = centre[0] - side // 2, centre[1] - side // 2
+    d = int(depth * side)
+    cv2.rectangle(img, (x0 - d, y0), (x0, y0 + side), (26, 26, 30), -1)  # the side face
+    cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (30, 30, 34), -1)  # the top face
+    r = 0.09 * side
+    for i, j in LAYOUTS[top]:
+        c = (int(centre[0] + i * 0.26 * side), int(centre[1] + j * 0.26 * side))
+        cv2.circle(img, c, int(r), (215, 215, 210), -1, cv2.LINE_AA)
+    for i, j in LAYOUTS[left]:  # i across the shared edge (squeezed), j along it
+        c = (int(x0 - d / 2 + i * 0.26 * d), int(centre[1] + j * 0.26 * side))
+        cv2.ellipse(img, c, (max(1, int(r * depth)), int(r)), 0, 0, 360, (190, 190, 185), -1,
+                    cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    noisy = img.astype(np.int16) + rng.normal(0, 3, img.shape).astype(np.int16)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("top,left", [(1, 3), (2, 4), (3, 5), (6, 2)])
+def test_a_dark_die_is_read_from_its_top_face_not_its_side_faces(top, left):
+    out = read_pips(_dark_die_off_axis(top, left, depth=0.45))
+    labelled = [o for o in out if o.label is not None]
+    assert [o.label for o in labelled] == [str(top)], [o.to_json() for o in out]
+    assert math.hypot(labelled[0].center[0] - 520, labelled[0].center[1] - 110) < 8
+
+
+def test_two_touching_dice_of_one_colour_are_both_read():
+    # two ivory dice side by side, no gap, no rim between them: one oblong region
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (40, 90, 40)
+    side = 90
+    x0, y0 = 230, 200
+    cv2.rectangle(img, (x0, y0), (x0 + 2 * side, y0 + side), (205, 225, 232), -1)
+    for k, n in enumerate((4, 2)):
+        cx, cy = x0 + side // 2 + k * side, y0 + side // 2
+        for i, j in LAYOUTS[n]:
+            cv2.circle(img, (int(cx + i * 0.26 * side), int(cy + j * 0.26 * side)),
+                       int(0.09 * side), (25, 25, 25), -1, cv2.LINE_AA)
+    out = read_pips(cv2.GaussianBlur(img, (0, 0), 1.0))
+    got = sorted((o.label, round(o.center[0] / side)) for o in out if o.label is not None)
+    assert got == [("2", round((x0 + 1.5 * side) / side)), ("4", round((x0 + 0.5 * side) / side))], \
+        [o.to_json() for o in out]
+
+
+def test_scenes_have_red_fours_and_coloured_pips():
+    from vision.scenes_pips import RED_ONE, sample_style
+
+    styles = [sample_style(np.random.default_rng(s), held_out=False) for s in range(400)]
+    assert any(st.four == RED_ONE and st.one == RED_ONE for st in styles)
+    assert all(st.four in (RED_ONE, st.pips) for st in styles)
+    assert any(max(st.pips) - min(st.pips) > 0.3 for st in styles)  # not black or white
