@@ -43,6 +43,8 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
     6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
 }
 GRID = [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]
+_GRID = np.array(GRID, np.float64)
+_DISC = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.float64)  # a point's 3x3
 SIGMAS = (1.0, 1.45, 2.1)  # per level: two DoG bands, pip radius ~1.4-3 px (the next level goes on)
 LEVELS = 5
 MIN_SIDE = 60  # a level whose shorter side is below this is not searched
@@ -357,13 +359,10 @@ def _grid_values(smooth: np.ndarray, centre: tuple[float, float], angle: float, 
     a = math.radians(angle)
     ca, sa = math.cos(a), math.sin(a)
     rr = max(0.8, 0.45 * r)
-    offs = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)], np.float64) * rr / 1.0
-    out = np.empty(9)
-    for k, (i, j) in enumerate(GRID):
-        gx = centre[0] + s * (i * ca - j * sa)
-        gy = centre[1] + s * (i * sa + j * ca)
-        out[k] = float(np.mean(_sample(smooth, gx + offs[:, 0], gy + offs[:, 1])))
-    return out
+    gx = centre[0] + s * (_GRID[:, 0] * ca - _GRID[:, 1] * sa)
+    gy = centre[1] + s * (_GRID[:, 0] * sa + _GRID[:, 1] * ca)
+    vals = _sample(smooth, gx[:, None] + _DISC[None, :, 0] * rr, gy[:, None] + _DISC[None, :, 1] * rr)
+    return vals.mean(1, dtype=np.float64)
 
 
 def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
