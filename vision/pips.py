@@ -17,8 +17,12 @@ pixels across):
    squares over the turns); every grid point is then looked at: pip-dark (or pip-light) where
    the count's layout has a pip, body where it has none. A count whose layout the face does
    not show cleanly (a pip missed in glare, a stray spot) is abstained on, never guessed.
+4. **A second look** at a face that fails, where no level read it surely: strays set aside,
+   the top face cut out of a region that grew over a dark die's side faces (whose pips are
+   squeezed: a top face's pips are round), two touching dice of one colour read half by half.
 
-The same face found at two pyramid levels is reported once, from the level that fits best.
+The same face found at two pyramid levels is reported once, from the level that fits best;
+two levels that read it otherwise make it abstained on.
 """
 
 from __future__ import annotations
