@@ -62,11 +62,11 @@ class PipStyle:
     body: tuple[float, float, float]
     pips: tuple[float, float, float]
     one: tuple[float, float, float]
-    four: tuple[float, float, float]  # red on some dice, as the one is
     pip_r: float
     one_r: float
     spacing: float
     rounding: float
+    four: tuple[float, float, float] | None = None  # red on some dice, as the one is
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,8 @@ def sample_style(rng: np.random.Generator, held_out: bool) -> PipStyle:
     one = RED_ONE if (rng.random() < 0.25 and np.mean(body) > 0.5) else pips
     four = RED_ONE if (one is RED_ONE and rng.random() < 0.5) else pips
     one_r = pip_r * (rng.uniform(1.2, 1.9) if rng.random() < 0.4 else 1.0)
-    return PipStyle(body, tuple(pips), tuple(one), tuple(four), pip_r, float(one_r),
-                    float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)))
+    return PipStyle(body, tuple(pips), tuple(one), pip_r, float(one_r),
+                    float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)), tuple(four))
 
 
 def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +111,7 @@ def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
     big = TEX * ss
     tex = np.empty((big, big, 3), np.float32)
     tex[:] = style.body
-    colour = style.one if n == 1 else style.four if n == 4 else style.pips
+    colour = style.one if n == 1 else (style.four or style.pips) if n == 4 else style.pips
     rad = (style.one_r if n == 1 else style.pip_r) * big
     for cx, cy in LAYOUTS[n]:
         x = big / 2 + cx * style.spacing * big
