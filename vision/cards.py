@@ -105,6 +105,12 @@ class CardModel:
     fine: np.ndarray | None = None  # (N, FINE h, FINE w) float32: the second look's faces
     index: np.ndarray | None = None  # (N, 2, h, w) float32: each face's two corner indices
 
+    def inks(self) -> np.ndarray:
+        """The learned faces' index corners' ink colours (see `_corner_ink`), computed once."""
+        if "_inks" not in self.__dict__:
+            self.__dict__["_inks"] = _corner_ink(self.chroma)
+        return self.__dict__["_inks"]
+
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
         folder.mkdir(parents=True, exist_ok=True)
@@ -299,14 +305,15 @@ class Outline:
 def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How far each pixel round the quad is from the card's paper colour (the median of the
     card), relative to the paper's brightness; and the window's top-left corner."""
-    full = _warp(small, quad, (32, 44)).reshape(-1, 3).astype(np.float32)
+    full = _warp(small, quad, (32, 44)).reshape(-1, 3)
     paper = np.median(full, 0)
     pad = 0.2 * float(np.linalg.norm(quad[1] - quad[0])) + 4
     x0, y0 = np.maximum(np.floor(quad.min(0) - pad), 0).astype(int)
     x1, y1 = np.ceil(quad.max(0) + pad).astype(int)
-    win = small[y0:y1, x0:x1].astype(np.float32)
-    d = np.abs(win - paper).max(2)
-    return d / max(float(paper.mean()), 1.0), np.array([x0, y0], np.float32)
+    win = small[y0:y1, x0:x1]
+    diff = cv2.split(cv2.absdiff(win, np.full_like(win, np.round(paper).astype(win.dtype))))
+    d = cv2.max(cv2.max(diff[0], diff[1]), diff[2]).astype(np.float32)
+    return d * (1.0 / max(float(paper.mean()), 1.0)), np.array([x0, y0], np.float32)
 
 
 def _sides(quad: np.ndarray, us: np.ndarray
@@ -516,12 +523,13 @@ def _corner_ink(chroma: np.ndarray) -> np.ndarray:
     return (both[..., :2] * ink).sum(-2) / (ink.sum(-2) + 1e-3)
 
 
-def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray,
+                     inks: np.ndarray | None = None) -> np.ndarray:
     """How unlike each learned face's colours this face's are: the chroma maps' mean
     difference plus the difference of their index corners' ink colour (red against black,
-    one suit's ink against another's)."""
+    one suit's ink against another's); `inks`: the learned faces' (`_corner_ink`), if known."""
     maps = 0.5 * np.abs(model_chroma[..., :2] - chroma[None, ..., :2]).mean((1, 2, 3))
-    inks = _corner_ink(model_chroma)
+    inks = _corner_ink(model_chroma) if inks is None else inks
     ink = np.abs(inks - _corner_ink(chroma)[None]).sum(1)
     return maps + INK_WEIGHT * np.maximum(0.0, ink - INK_TOL)
 
@@ -615,12 +623,13 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
     flat = model.grey.reshape(len(labels), -1)
     lab_ids = np.unique(np.array(labels), return_inverse=True)[1]
     second_look = fine is not None and model.fine is not None
+    inks = model.inks()
     cand = []  # (score, label, turned, template window, query window, colour distance)
     near: list[tuple[float, str, int]] = []  # the first look's best faces, both ways up
     for turned in (False, True):
         g = np.ascontiguousarray(g0[::-1, ::-1]) if turned else g0
         ch = chroma[::-1, ::-1] if turned else chroma
-        cdist = _colour_distance(model.chroma, ch)
+        cdist = _colour_distance(model.chroma, ch, inks)
         approx = flat @ g.ravel() - COLOUR_WEIGHT * cdist
         inner = _norm(np.ascontiguousarray(g[INNER:-INNER, INNER:-INNER]))
         if second_look:
