@@ -41,7 +41,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.deck_art import POKER_LABELS, render_back, render_card, roche_labels
+from vision.deck_art import CARD_MM, POKER_LABELS, render_back, render_card, roche_labels
 from vision.errors import BadImage, VisionError
 from vision.objects import ObjectReading
 
@@ -71,6 +71,21 @@ MIN_MARGIN = 0.4  # how surely the best label must beat each runner-up (see _sco
 BACK = "back"
 MODEL_FILE = "cards-model.npz"
 LEARN_BLURS = (0.7, 1.3)  # each capture is also learned this much blurred (px of CANON)
+INDEX_BOX_MM = (1.2, 1.2, 15.0, 26.0)  # the corner index's box (x0, y0, x1, y1), mm
+INDEX_PX_MM = 4.0  # the corner look's resolution (px a millimetre)
+INDEX_SHIFT = 8  # the corner look searches +/- this many px (2 mm: a bent card, a rough quad)
+INDEX_RIVALS = 5  # the labels closest to the faces' best that the corner look weighs too
+INDEX_MARGIN = 0.4  # how surely the corners' best label must beat each other close label
+INDEX_READABLE = 0.8  # the card's two corner indices must be this alike for the corners to
+#                       be read (else the faces alone decide)
+INDEX_SAME = 0.02  # two learned corner indices this alike (1 - correlation) are the same
+INDEX_MIN_FIT = 0.95  # ... and how well its corner indices must fit the card's
+INDEX_AGREE = 0.7  # the faces may favour their best label over the corners' this much at most
+INDEX_OWN_SLACK = 0.03  # a learned index fits the card's at most this much less than the
+#                         card's own other corner index does
+INDEX_LOCAL_MM = 5.0  # the corner look's local test: windows this wide
+INDEX_LOCAL_SLACK = 0.15  # a learned index may disagree locally this much more than the
+#                            card's own two indices disagree with each other
 
 
 class BadDeck(VisionError):
@@ -88,12 +103,21 @@ class CardModel:
     min_margin: float = MIN_MARGIN
     report: dict = field(default_factory=dict)
     fine: np.ndarray | None = None  # (N, FINE h, FINE w) float32: the second look's faces
+    index: np.ndarray | None = None  # (N, 2, h, w) float32: each face's two corner indices
+
+    def inks(self) -> np.ndarray:
+        """The learned faces' index corners' ink colours (see `_corner_ink`), computed once."""
+        if "_inks" not in self.__dict__:
+            self.__dict__["_inks"] = _corner_ink(self.chroma)
+        return self.__dict__["_inks"]
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / MODEL_FILE
         extra = {} if self.fine is None else {"fine": self.fine.astype(np.float16)}
+        if self.index is not None:
+            extra["index"] = self.index.astype(np.float16)
         np.savez_compressed(path, labels=np.array(self.labels), grey=self.grey,
                             chroma=self.chroma, deck=np.array(self.deck),
                             min_margin=np.array(self.min_margin), **extra)
@@ -109,9 +133,10 @@ class CardModel:
         try:
             with np.load(path, allow_pickle=False) as z:
                 fine = z["fine"].astype(np.float32) if "fine" in z.files else None
+                index = z["index"].astype(np.float32) if "index" in z.files else None
                 return cls(str(z["deck"]), [str(s) for s in z["labels"]],
                            z["grey"].astype(np.float32), z["chroma"].astype(np.float32),
-                           float(z["min_margin"]), fine=fine)
+                           float(z["min_margin"]), fine=fine, index=index)
         except (OSError, KeyError, ValueError) as e:
             raise BadDeck(f"{path}: not a card model written by `feltbank calibrate --kind "
                           f"cards` ({e})") from e
@@ -280,14 +305,15 @@ class Outline:
 def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How far each pixel round the quad is from the card's paper colour (the median of the
     card), relative to the paper's brightness; and the window's top-left corner."""
-    full = _warp(small, quad, (32, 44)).reshape(-1, 3).astype(np.float32)
+    full = _warp(small, quad, (32, 44)).reshape(-1, 3)
     paper = np.median(full, 0)
     pad = 0.2 * float(np.linalg.norm(quad[1] - quad[0])) + 4
     x0, y0 = np.maximum(np.floor(quad.min(0) - pad), 0).astype(int)
     x1, y1 = np.ceil(quad.max(0) + pad).astype(int)
-    win = small[y0:y1, x0:x1].astype(np.float32)
-    d = np.abs(win - paper).max(2)
-    return d / max(float(paper.mean()), 1.0), np.array([x0, y0], np.float32)
+    win = small[y0:y1, x0:x1]
+    diff = cv2.split(cv2.absdiff(win, np.full_like(win, np.round(paper).astype(win.dtype))))
+    d = cv2.max(cv2.max(diff[0], diff[1]), diff[2]).astype(np.float32)
+    return d * (1.0 / max(float(paper.mean()), 1.0)), np.array([x0, y0], np.float32)
 
 
 def _sides(quad: np.ndarray, us: np.ndarray
@@ -450,6 +476,40 @@ def _fine_face(canon: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(grey, (0, 0), 1.0).astype(np.float32)
 
 
+def _index_quads(quad: np.ndarray) -> list[np.ndarray]:
+    """The boxes (INDEX_BOX_MM) of a card's two corner indices in the image, the card's corners
+    tl, tr, br, bl given: the top-left one, and the bottom-right one turned half round (so
+    both read the same way up, whichever way up the card lies)."""
+    w, h = CARD_MM
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(src, np.asarray(quad, np.float32))
+    x0, y0, x1, y1 = INDEX_BOX_MM
+    boxes = np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
+                        [[w - x0, h - y0], [w - x1, h - y0], [w - x1, h - y1], [w - x0, h - y1]]])
+    return [cv2.perspectiveTransform(b[None], m)[0] for b in boxes]
+
+
+INDEX_SIZE = (round((INDEX_BOX_MM[2] - INDEX_BOX_MM[0]) * INDEX_PX_MM),
+              round((INDEX_BOX_MM[3] - INDEX_BOX_MM[1]) * INDEX_PX_MM))
+
+
+def _index_face(patch: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
+    """A corner index box (INDEX_SIZE, BGR uint8) as a band-passed grey patch, white-balanced
+    on its paper (rank glyph and suit sign: their shapes, not the light)."""
+    f = patch.astype(np.float32)
+    if blur_mm > 0:
+        f = cv2.GaussianBlur(f, (0, 0), blur_mm * INDEX_PX_MM)
+    grey = (f / (np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0)).mean(2)
+    grey = grey - cv2.GaussianBlur(grey, (0, 0), 2.0 * INDEX_PX_MM)
+    return cv2.GaussianBlur(grey, (0, 0), 1.2).astype(np.float32)
+
+
+def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
+    """A card's two corner indices (2, h, w), both read the same way up (see _index_quads)."""
+    return np.stack([_index_face(_warp(img, q, INDEX_SIZE), blur_mm)
+                     for q in _index_quads(quad)])
+
+
 def _corner_ink(chroma: np.ndarray) -> np.ndarray:
     """The ink's mean colour in a face's two index corners (rank and suit sign, in the suit's
     colour on every deck; a court card's picture, in the same colours for every suit, is left
@@ -463,12 +523,13 @@ def _corner_ink(chroma: np.ndarray) -> np.ndarray:
     return (both[..., :2] * ink).sum(-2) / (ink.sum(-2) + 1e-3)
 
 
-def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+def _colour_distance(model_chroma: np.ndarray, chroma: np.ndarray,
+                     inks: np.ndarray | None = None) -> np.ndarray:
     """How unlike each learned face's colours this face's are: the chroma maps' mean
     difference plus the difference of their index corners' ink colour (red against black,
-    one suit's ink against another's)."""
+    one suit's ink against another's); `inks`: the learned faces' (`_corner_ink`), if known."""
     maps = 0.5 * np.abs(model_chroma[..., :2] - chroma[None, ..., :2]).mean((1, 2, 3))
-    inks = _corner_ink(model_chroma)
+    inks = _corner_ink(model_chroma) if inks is None else inks
     ink = np.abs(inks - _corner_ink(chroma)[None]).sum(1)
     return maps + INK_WEIGHT * np.maximum(0.0, ink - INK_TOL)
 
@@ -490,12 +551,14 @@ def _faces(canon_fine: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def model_from_faces(faces: list[tuple], deck: str) -> CardModel:
-    """A model from (label, grey, chroma) or (label, grey, chroma, fine grey) faces."""
+    """A model from (label, grey, chroma), (label, grey, chroma, fine grey) or (label, grey,
+    chroma, fine grey, corner indices) faces."""
     labels = [f[0] for f in faces]
     grey = np.stack([_norm(f[1]) for f in faces])
     chroma = np.stack([f[2] for f in faces])
     fine = np.stack([_norm(f[3]) for f in faces]) if all(len(f) > 3 for f in faces) else None
-    return CardModel(deck, labels, grey, chroma, fine=fine)
+    index = np.stack([f[4] for f in faces]) if all(len(f) > 4 for f in faces) else None
+    return CardModel(deck, labels, grey, chroma, fine=fine, index=index)
 
 
 def roche_model() -> CardModel:
@@ -505,7 +568,10 @@ def roche_model() -> CardModel:
         art = render_back(6.0) if label == BACK else render_card(label, None, 6.0)
         canon = cv2.resize(cv2.GaussianBlur(art, (0, 0), 2.0), CANON, interpolation=cv2.INTER_AREA)
         fine = cv2.resize(cv2.GaussianBlur(art, (0, 0), 1.0), FINE, interpolation=cv2.INTER_AREA)
-        faces.append((label, *_face(canon), _fine_face(fine)))
+        h, w = art.shape[:2]
+        whole = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        soft = cv2.GaussianBlur(art, (0, 0), 6.0 / INDEX_PX_MM)
+        faces.append((label, *_face(canon), _fine_face(fine), index_of(soft, whole)))
     return model_from_faces(faces, "roche")
 
 
@@ -516,13 +582,16 @@ class _Scores:
     second: str  # the label that comes closest to it, told apart by `pair`
     pair: float  # 1: the face is the best label's, 0: half way to `second`'s, -1: `second`'s
     turned: bool
+    best_face: int = -1  # the best label's closest face
+    close: list = field(default_factory=list)  # [(pair, label, face index)]: runners-up
+    rivals: list = field(default_factory=list)  # [(label, face index)]: the closest, first
 
 
-def _pair_test(cand: list[tuple], labels: list[str]) -> tuple[float, int]:
-    """How surely the best candidate beats each other label's: (pair, the closest other
-    label's face index, -1 when there is none)."""
+def _pair_tests(cand: list[tuple], labels: list[str]) -> dict[str, tuple[float, int]]:
+    """How surely the best candidate beats each other label's: {label: (pair, that label's
+    face index)} for every other label among the candidates (its best face)."""
     s1, i1, t1, w1, q1, c1 = cand[0][:6]
-    pair, second = 1.0, -1
+    out: dict[str, tuple[float, int]] = {}
     for sk, ik, tk, wk, _qk, ck in (c[:6] for c in cand[1:]):
         if labels[ik] == labels[i1]:
             continue
@@ -532,9 +601,9 @@ def _pair_test(cand: list[tuple], labels: list[str]) -> tuple[float, int]:
             apart = max(1e-3, 1.0 - float((w1 * wk).sum())) + PAIR_FLOOR
             p = (float((q1 * w1).sum()) - float((q1 * wk).sum()) + COLOUR_WEIGHT * (ck - c1)) / (
                 apart + COLOUR_WEIGHT * abs(ck - c1))
-        if p < pair:
-            pair, second = p, ik
-    return pair, second
+        if labels[ik] not in out or p < out[labels[ik]][0]:
+            out[labels[ik]] = (p, ik)
+    return out
 
 
 def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
@@ -554,11 +623,13 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
     flat = model.grey.reshape(len(labels), -1)
     lab_ids = np.unique(np.array(labels), return_inverse=True)[1]
     second_look = fine is not None and model.fine is not None
+    inks = model.inks()
     cand = []  # (score, label, turned, template window, query window, colour distance)
+    near: list[tuple[float, str, int]] = []  # the first look's best faces, both ways up
     for turned in (False, True):
         g = np.ascontiguousarray(g0[::-1, ::-1]) if turned else g0
         ch = chroma[::-1, ::-1] if turned else chroma
-        cdist = _colour_distance(model.chroma, ch)
+        cdist = _colour_distance(model.chroma, ch, inks)
         approx = flat @ g.ravel() - COLOUR_WEIGHT * cdist
         inner = _norm(np.ascontiguousarray(g[INNER:-INNER, INNER:-INNER]))
         if second_look:
@@ -567,6 +638,8 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
             inner_f = _norm(np.ascontiguousarray(gf[m:-m, m:-m]))
             fh, fw = inner_f.shape
         order = np.argsort(-approx)
+        for i in order[:4 * INDEX_RIVALS]:
+            near.append((float(approx[i]), labels[i], int(i)))
         seen: set[int] = set()
         for i in order:
             if len(seen) >= TOP_LABELS:
@@ -596,8 +669,16 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
                     best = (sc, int(j), turned, win, inner_f, float(cdist[j]))
             cand.append(best)
     cand.sort(key=lambda c: -c[0])
-    pair, k = _pair_test(cand, labels)
-    return _Scores(labels[cand[0][1]], cand[0][0], labels[k] if k >= 0 else "", pair, cand[0][2])
+    pairs = _pair_tests(cand, labels)
+    pair, k = min(pairs.values()) if pairs else (1.0, -1)
+    close = sorted((p, lab, i) for lab, (p, i) in pairs.items())
+    best = labels[cand[0][1]]
+    rivals = [(lab, i) for _p, lab, i in close]
+    for _a, lab, i in sorted(near, reverse=True):
+        if lab != best and all(lab != r[0] for r in rivals):
+            rivals.append((lab, i))
+    return _Scores(best, cand[0][0], labels[k] if k >= 0 else "", pair, cand[0][2],
+                   cand[0][1], close, rivals)
 
 
 def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
@@ -610,6 +691,102 @@ def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
     if sc.pair < thr:
         return None, min(conf, 0.49), f"{sc.best} or {sc.second}? ({sc.pair:.2f})"
     return sc.best, conf, ""
+
+
+def _index_fit(query: np.ndarray, learned: np.ndarray) -> tuple:
+    """A query's corner index (its inner part, searched +/-INDEX_SHIFT px) against a learned
+    one: (normalized correlation, the query's window, the learned window where it fits, the
+    learned index)."""
+    m = INDEX_SHIFT
+    inner = np.ascontiguousarray(query[m:-m, m:-m])
+    res = cv2.matchTemplate(learned, inner, cv2.TM_CCOEFF_NORMED)
+    _, ncc, _, (dx, dy) = cv2.minMaxLoc(res)
+    ih, iw = inner.shape
+    return float(ncc), _norm(inner), _norm(learned[dy:dy + ih, dx:dx + iw]), learned
+
+
+def _index_fits(query: np.ndarray, learned: np.ndarray) -> list[tuple]:
+    """Each of the query's two corner indices against the learned face's two (the closer)."""
+    return [max((_index_fit(query[k], learned[c]) for c in range(2)), key=lambda f: f[0])
+            for k in range(2)]
+
+
+def _index_pair(a: tuple, b: tuple) -> tuple[float, float]:
+    """The pair test on one corner index: the query against label a's index where it fits,
+    and against label b's laid on a's (registered on their common parts: the rank glyph, the
+    paper's edge), so the two are weighed on the same places (1: a's, -1: b's); and how unlike
+    the two learned indices are there (0: the same index)."""
+    _ncc, q, wa, _la = a
+    res = cv2.matchTemplate(b[3], wa, cv2.TM_CCOEFF_NORMED)
+    _, _, _, (dx, dy) = cv2.minMaxLoc(res)
+    h, w = wa.shape
+    wb = _norm(b[3][dy:dy + h, dx:dx + w])
+    apart = 1.0 - float((wa * wb).sum())
+    return (float((q * wa).sum()) - float((q * wb).sum())) / (max(1e-3, apart) + PAIR_FLOOR), apart
+
+
+def _local_unlike(a: np.ndarray, b: np.ndarray) -> float:
+    """How much two aligned patches disagree where they most do: the worst window
+    INDEX_LOCAL_MM wide among those holding ink (0 alike, 1 unrelated, 2 opposite). A suit
+    sign that is not the learned one shows here even when the rank above it matches."""
+    k = max(3, int(INDEX_LOCAL_MM * INDEX_PX_MM))
+    diff = cv2.boxFilter((a - b) ** 2, -1, (k, k), normalize=False)
+    energy = cv2.boxFilter(a * a + b * b, -1, (k, k), normalize=False)
+    inked = energy > 0.3 * float(energy.max())
+    return float((diff[inked] / (energy[inked] + 1e-9)).max()) if inked.any() else 1.0
+
+
+def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray
+                  ) -> tuple[str | None, float, str, dict]:
+    """The corner look: the rank glyph and suit sign in the card's two corner indices against
+    those of the labels the faces could not rule out (the same rank in the other suit of its
+    colour, look-alike pip layouts). The label whose indices fit best must beat each other by
+    the pair test (INDEX_MARGIN) on both corners, or agree with a face test that was sure;
+    and its indices must not be locally unlike the card's (see `_local_unlike`), by more than
+    the card's own two indices are unlike each other: a card the deck never learned is not
+    named after its look-alike."""
+    thr = model.min_margin
+    assert model.index is not None
+    names = [(sc.best, sc.best_face)] + [r for r in sc.rivals if r[0] != BACK][:INDEX_RIVALS]
+    fits = {lab: _index_fits(query, model.index[i]) for lab, i in names}
+    score = {lab: min(f[0] for f in fl) for lab, fl in fits.items()}
+    top = max(score, key=lambda lab: score[lab])
+    pairs = {lab: [_index_pair(a, b) for a, b in zip(fits[top], fl, strict=True)]
+             for lab, fl in fits.items() if lab != top}
+    # labels whose corner indices are the same as top's (the printed deck prints its suit's
+    # number in every card's corner): the corners cannot tell them, the faces must
+    same = {lab for lab, pl in pairs.items() if min(a for _p, a in pl) < INDEX_SAME}
+    if sc.best in same:
+        top = sc.best
+        pairs = {lab: [_index_pair(a, b) for a, b in zip(fits[top], fl, strict=True)]
+                 for lab, fl in fits.items() if lab != top}
+        same = {lab for lab, pl in pairs.items() if min(a for _p, a in pl) < INDEX_SAME}
+    pc, rival = 1.0, ""
+    for lab, pl in pairs.items():
+        p = min(p for p, _a in pl)
+        if lab not in same and p < pc:
+            pc, rival = p, lab
+    own = _index_fit(query[0], query[1])
+    unlike = max(_local_unlike(f[1], f[2]) for f in fits[top])
+    own_unlike = _local_unlike(own[1], own[2])
+    info = {"top": top, "pc": pc, "rival": rival, "ncc": score[top], "own": own[0],
+            "unlike": unlike, "own_unlike": own_unlike}
+    face_conf = float(np.clip(0.5 + 0.5 * (sc.pair - thr) / (1 - thr), 0.0, 1.0))
+    conf = float(np.clip(0.5 + 0.5 * (pc - INDEX_MARGIN) / (1 - INDEX_MARGIN), 0.0, 1.0))
+    if own[0] < INDEX_READABLE:  # the card's two indices unlike: hidden, or the outline off
+        label, c, why = _decide(model, sc)
+        return label, c, why, info
+    if score[top] < own[0] - INDEX_OWN_SLACK or unlike > own_unlike + INDEX_LOCAL_SLACK:
+        return None, 0.3, f"its corner index is unlike {top}'s ({score[top]:.2f}, {unlike:.2f})", info
+    if top == sc.best and sc.pair >= thr and pc >= 0:  # faces sure, corners not against
+        return top, max(conf, face_conf), "", info
+    if same:
+        return None, min(face_conf, 0.49), f"{sc.best} or {sc.second}? (faces {sc.pair:.2f})", info
+    face_p = 0.0 if top == sc.best else next((p for p, lab, _i in sc.close if lab == top), 0.0)
+    if pc >= INDEX_MARGIN and score[top] >= INDEX_MIN_FIT and face_p < INDEX_AGREE:
+        return top, conf, "", info
+    return None, min(conf, 0.49), f"{top} or {rival if top == sc.best else sc.best}? " \
+        f"(corners {pc:.2f}, faces {sc.pair:.2f})", info
 
 
 class CardReader:
@@ -625,6 +802,8 @@ class CardReader:
             grey, chroma, fine = _faces(_warp(img, o.quad, FINE))
             sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
+            if (self.model.index is not None and sc.best != BACK and sc.s1 >= MIN_SCORE):
+                label, conf, why, _info = _index_decide(self.model, sc, index_of(img, o.quad))
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))
@@ -686,10 +865,12 @@ def learn(captures: dict[str, list[tuple[str, np.ndarray]]]) -> CardModel:
                 problems.append(f"{name}: {'no card' if not found else f'{len(found)} cards'} "
                                 "found (lay one card, face up, wholly in view)")
                 continue
-            canon = _warp(img, found[0].quad, FINE)
-            faces.append((label, *_faces(canon)))
+            quad = found[0].quad
+            canon = _warp(img, quad, FINE)
+            faces.append((label, *_faces(canon), index_of(img, quad)))
             for sigma in LEARN_BLURS:  # the same card seen less sharply
-                faces.append((label, *_faces(cv2.GaussianBlur(canon, (0, 0), 2 * sigma))))
+                faces.append((label, *_faces(cv2.GaussianBlur(canon, (0, 0), 2 * sigma)),
+                              index_of(img, quad, sigma)))
     if problems:
         raise BadDeck("captures to retake: " + "; ".join(problems[:12])
                       + (f" (and {len(problems) - 12} more)" if len(problems) > 12 else ""))

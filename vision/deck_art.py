@@ -182,11 +182,15 @@ def _text(img: np.ndarray, text: str, cx: float, cy: float, height: float, colou
     mask = mask[::-1, ::-1]
     th_, tw_ = mask.shape
     x0, y0 = int(cx - tw_ / 2), int(cy - th_ / 2 - 3)
-    if x0 < 0 or y0 < 0 or x0 + tw_ > img.shape[1] or y0 + th_ > img.shape[0]:
-        return
     tile[:] = colour
     a = (mask.astype(np.float32) / 255)[:, :, None]
-    roi = img[y0:y0 + th_, x0:x0 + tw_]
+    # the tile's padding may reach past the card's edge: draw the part on the card
+    cx0, cy0 = max(0, -x0), max(0, -y0)
+    cx1, cy1 = min(tw_, img.shape[1] - x0), min(th_, img.shape[0] - y0)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return
+    a, tile = a[cy0:cy1, cx0:cx1], tile[cy0:cy1, cx0:cx1]
+    roi = img[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
     roi[:] = (roi * (1 - a) + tile * a).astype(np.uint8)
 
 

@@ -29,6 +29,7 @@ from vision.deck_art import (
     render_roche,
     roche_deck,
     roche_labels,
+    sample_poker_style,
 )
 from vision.errors import BadImage
 from vision.scenes_cards import capture, make_card_scene, sample_table, slide_in
@@ -322,3 +323,22 @@ def test_bench_vision_kind_cards_quick(capsys):
 
 def test_card_size_is_poker_size():
     assert CARD_MM == (63.0, 88.0)
+
+
+def test_both_corner_indices_are_printed_and_read_alike():
+    """Every poker style prints the index in both corners (the turned one too, even when its
+    glyph comes near the card's edge); the corner look reads the two the same way up."""
+    from vision.cards import _index_fit, index_of
+
+    rng = np.random.default_rng(7)
+    for k in range(6):
+        style = sample_poker_style(rng, held_out=k % 2 == 1)
+        for label in ("KH", "9C", "TS", "QD"):
+            art = render_poker(label, style, 6.0)
+            h, w = art.shape[:2]
+            q = index_of(art, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+            assert _index_fit(q[0], q[1])[0] > 0.9, (k, label)
+            # turned half round, the card gives the same two indices
+            q2 = index_of(art[::-1, ::-1].copy(), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+            assert _index_fit(q2[0], q[0])[0] > 0.9, (k, label)
+
