@@ -283,14 +283,27 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
                > 0.3 * max(rd.size_px, o.size_px) for _, o in faces):
             faces.append((key, rd))
-    # faces of one die (within one and a half sides of each other): its top face
-    faces.sort(key=lambda t: -t[0])
+    # faces of one die (within one and a half sides of each other): its top face is the
+    # farthest from the picture's middle (a camera sees a die's sides facing its middle, and
+    # the nearer of them, little slanted from it, can look as equilateral as the top)
+    mid = np.array([image.shape[1] / 2, image.shape[0] / 2])
     kept: list[ObjectReading] = []
     for _, rd in faces:
-        if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 1.5 * max(rd.size_px, o.size_px) for o in kept):
+        c = np.asarray(rd.center)
+        if not any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
+                   for _, o in faces if o is not rd):
             kept.append(rd)
     return kept
+
+
+def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:
+    """Whether face a (side sa) is face b's die's top face and b a side of it: within one
+    and a half sides, alike in size, a farther from the picture's middle."""
+    d = a - b
+    dist = float(np.hypot(*d))
+    if dist > 1.5 * max(sa, sb) or not 1 / 1.6 < sa / sb < 1.6:
+        return False
+    return float(np.dot(d, b - mid)) > 0
 
 
 def _ink_is_dark(grey: np.ndarray, tri: np.ndarray) -> bool:
