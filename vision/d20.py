@@ -41,7 +41,7 @@ from vision.objects import ObjectReading
 
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
-MIN_INK_PX = 8  # least height of a number read (full-frame pixels)
+MIN_INK_PX = 6  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
