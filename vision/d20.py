@@ -243,6 +243,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
     bgr = image
     grey0 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # the number is read at full resolution
     found: list[tuple[float, ObjectReading]] = []
+    read: list[tuple[float, float, float]] = []  # faces read sure (full-frame px): done
     for level in range(LEVELS):
         if level:
             bgr = cv2.pyrDown(bgr)
@@ -263,6 +264,9 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                 if any(math.hypot(bc[0] - x, bc[1] - y) < 0.3 * s for x, y, s in taken):
                     continue
+                fc = ((bc[0] + 0.5) * scale - 0.5, (bc[1] + 0.5) * scale - 0.5)
+                if any(math.hypot(fc[0] - x, fc[1] - y) < 0.3 * s for x, y, s in read):
+                    continue  # found in the other ink, or at a finer level, and read
                 grown = grow_face(bgr, box, _triangle, reach=3.5,
                                    tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
                 if grown is None:
@@ -274,6 +278,8 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 rd = _read_face(grey0, full)
                 rd.corners = [[float(x), float(y)] for x, y in full]
                 rd.size_px = side * scale
+                if rd.label is not None:
+                    read.append((rd.center[0], rd.center[1], rd.size_px))
                 # the top face: the largest and most equilateral of a die's faces
                 found.append((side * scale / ratio, rd))
     # one face found at two levels or in both inks: the surer reading
