@@ -41,7 +41,7 @@ from vision.objects import ObjectReading
 
 MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
-MIN_INK_PX = 8  # least height of a number read (full-frame pixels)
+MIN_INK_PX = 6  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
@@ -243,6 +243,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
     bgr = image
     grey0 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # the number is read at full resolution
     found: list[tuple[float, ObjectReading]] = []
+    read: list[tuple[float, float, float]] = []  # faces read sure (full-frame px): done
     for level in range(LEVELS):
         if level:
             bgr = cv2.pyrDown(bgr)
@@ -263,6 +264,9 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
                 if any(math.hypot(bc[0] - x, bc[1] - y) < 0.3 * s for x, y, s in taken):
                     continue
+                fc = ((bc[0] + 0.5) * scale - 0.5, (bc[1] + 0.5) * scale - 0.5)
+                if any(math.hypot(fc[0] - x, fc[1] - y) < 0.3 * s for x, y, s in read):
+                    continue  # found in the other ink, or at a finer level, and read
                 grown = grow_face(bgr, box, _triangle, reach=3.5,
                                    tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
                 if grown is None:
@@ -274,6 +278,8 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 rd = _read_face(grey0, full)
                 rd.corners = [[float(x), float(y)] for x, y in full]
                 rd.size_px = side * scale
+                if rd.label is not None:
+                    read.append((rd.center[0], rd.center[1], rd.size_px))
                 # the top face: the largest and most equilateral of a die's faces
                 found.append((side * scale / ratio, rd))
     # one face found at two levels or in both inks: the surer reading
@@ -283,14 +289,27 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
                > 0.3 * max(rd.size_px, o.size_px) for _, o in faces):
             faces.append((key, rd))
-    # faces of one die (within one and a half sides of each other): its top face
-    faces.sort(key=lambda t: -t[0])
+    # faces of one die (within one and a half sides of each other): its top face is the
+    # farthest from the picture's middle (a camera sees a die's sides facing its middle, and
+    # the nearer of them, little slanted from it, can look as equilateral as the top)
+    mid = np.array([image.shape[1] / 2, image.shape[0] / 2])
     kept: list[ObjectReading] = []
     for _, rd in faces:
-        if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 1.5 * max(rd.size_px, o.size_px) for o in kept):
+        c = np.asarray(rd.center)
+        if not any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
+                   for _, o in faces if o is not rd):
             kept.append(rd)
     return kept
+
+
+def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:
+    """Whether face a (side sa) is face b's die's top face and b a side of it: within one
+    and a half sides, alike in size, a farther from the picture's middle."""
+    d = a - b
+    dist = float(np.hypot(*d))
+    if dist > 1.5 * max(sa, sb) or not 1 / 1.6 < sa / sb < 1.6:
+        return False
+    return float(np.dot(d, b - mid)) > 0
 
 
 def _ink_is_dark(grey: np.ndarray, tri: np.ndarray) -> bool:

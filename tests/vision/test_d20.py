@@ -126,3 +126,15 @@ def test_a_face_drawn_otherwise_at_any_turn_is_read_or_abstained_never_misread()
         assert labels in ([], [want]), (number, turn, labels)
         right += labels == [want]
     assert right >= 5, right
+
+
+def test_of_one_dies_faces_the_top_is_the_farthest_from_the_pictures_middle():
+    from vision.d20 import _outside_of
+
+    mid = np.array([320.0, 240.0])
+    top, side = np.array([560.0, 240.0]), np.array([510.0, 240.0])  # the side faces the middle
+    assert _outside_of(top, side, mid, 60, 58)
+    assert not _outside_of(side, top, mid, 58, 60)
+    # another die's face (two sides away), or a face of another size, is no side of it
+    assert not _outside_of(top, np.array([400.0, 240.0]), mid, 60, 60)
+    assert not _outside_of(top, side, mid, 120, 58)
