@@ -41,7 +41,7 @@ from vision.model import Geometry, Profile, Thresholds
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 AGREE_MARGIN = 0.12  # least matcher margin when the classifier agrees (see decide_both)
-ALIKE = 0.02  # see alike_labels
+ALIKE = -0.05  # see alike_labels
 ALONE_NEVER = 1.01  # a margin (s1 - s2) / (1 - s2) never reaches this
 CLASS_MARGIN, CLASS_MAX = 1.0, 4.0  # the classifier's least margin, and the most a held-out
 # misreading may raise it to (beyond, the matcher's margin must exclude that misreading)
@@ -307,13 +307,17 @@ def calibrate(
 
 
 def alike_labels(templates: np.ndarray, tlabels: np.ndarray, src: np.ndarray,
-                 labels: list[str]) -> list[tuple[str, str]]:
+                 labels: list[str], ink: InkModel) -> list[tuple[str, str]]:
     """Pairs of labels whose captures are as alike as two captures of one label (a person
-    could not tell those faces apart either: the same art on two faces).
+    could not tell those faces apart either: the same art, in the same colours, on two faces).
 
     For each capture, its best similarity to another capture of its own label and to any
     capture of each other label; a pair is alike when, on average over both labels'
-    captures, the other label comes within ALIKE of the label's own captures.
+    captures, the other label's come closer than its own by -ALIKE (identical art shows
+    about -0.2: with few captures a twin's nearest look-alike is often the other label's,
+    while the closest distinct labels measured keep a gap of 0.006 or more), and their ink
+    and body colours are within three between-capture spreads (the same numeral on a white
+    and a turquoise die is told apart by its colour).
     """
     sims = templates @ templates.T
     n = len(labels)
@@ -334,7 +338,8 @@ def alike_labels(templates: np.ndarray, tlabels: np.ndarray, src: np.ndarray,
         for b in range(a + 1, n):
             ka, kb = cap_label == a, cap_label == b
             gap = np.r_[own[ka] - other[ka, b], own[kb] - other[kb, a]]
-            if len(gap) and float(gap.mean()) < ALIKE:
+            colour = float(np.linalg.norm((ink.mean[a] - ink.mean[b]) / ink.spread))
+            if len(gap) and float(gap.mean()) < ALIKE and colour < 3.0:
                 out.append((labels[a], labels[b]))
     return out
 
@@ -480,7 +485,8 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
             sim = float((means[a] @ means[b].T).max())
             closest.append((labels[a], labels[b], sim))
     closest.sort(key=lambda x: -x[2])
-    twins = alike_labels(plain_t, plain_l, plain_src, labels)
+    twins = alike_labels(plain_t, plain_l, plain_src, labels,
+                         learn_ink(ink_cols, plabels_a, len(labels), ink_con))
     flaws = capture_flaws(patches_a)
     misread_caps = {i for i, r in enumerate(results) if r[0] != r[1] and r[0] != r[4]}
     flawed = list(left_out or []) + [
