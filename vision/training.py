@@ -485,8 +485,13 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
             sim = float((means[a] @ means[b].T).max())
             closest.append((labels[a], labels[b], sim))
     closest.sort(key=lambda x: -x[2])
-    twins = alike_labels(plain_t, plain_l, plain_src, labels,
-                         learn_ink(ink_cols, plabels_a, len(labels), ink_con))
+    # alike, and mistaken for each other by both models alike when held out: the evidence a
+    # person could not tell them apart either
+    mixed = {frozenset((labels[r[0]], labels[r[1]])) for r in results if r[0] != r[1] == r[4]}
+    twins = [(a, b) for a, b in alike_labels(plain_t, plain_l, plain_src, labels,
+                                             learn_ink(ink_cols, plabels_a, len(labels),
+                                                       ink_con))
+             if frozenset((a, b)) in mixed]
     flaws = capture_flaws(patches_a)
     misread_caps = {i for i, r in enumerate(results) if r[0] != r[1] and r[0] != r[4]}
     flawed = list(left_out or []) + [
