@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from vision.classifier import FaceClassifier, train
 from vision.descriptors import ink_colour, ink_contrast
 from vision.dice import FeltModel
 from vision.matcher import InkModel, Matcher, build_templates, learn_ink, make_matcher
@@ -25,6 +26,11 @@ class Thresholds:
     up (calibration raises it above any held-out misreading's); min_score: least score of the
     best label. sure_at_first_look: a first reading less confident gets the second look;
     disagree_factor: a second look overruling the first needs this many times min_margin.
+    class_margin: least log-probability margin of the learned classifier's best label over
+    its runner-up (vision.classifier; calibration raises it above held-out misreadings the
+    matcher agreed with); alone_margin: the matcher's least margin to read a face alone,
+    when the classifier is unsure of it (calibration raises it above every held-out
+    misreading of the matcher's). See vision.reader.decide_both.
     cocked_residual: a blob a flat die explains worse than this (face sides) is cocked;
     lean_*: see vision.leaning.is_leaning.
     """
@@ -38,6 +44,8 @@ class Thresholds:
     lean_match: float = 0.5
     lean_lopsided_unsure: float = 0.25
     lean_stretch: float = 0.09
+    class_margin: float = 1.0
+    alone_margin: float = 0.25
 
     def to_json(self) -> dict:
         """The manifest's "thresholds" object."""
@@ -80,7 +88,8 @@ class Geometry:
 
 @dataclass
 class Profile:
-    """What calibration learned: felt colour, geometry, templates and thresholds."""
+    """What calibration learned: felt colour, geometry, templates, the learned face
+    classifier and thresholds."""
 
     die_set: str
     labels: list[str]
@@ -91,6 +100,7 @@ class Profile:
     thresholds: Thresholds = field(default_factory=Thresholds)
     report: dict = field(default_factory=dict)
     camera_controls: dict | None = None
+    face_classifier: FaceClassifier | None = field(default=None, repr=False)
     _matcher: Matcher | None = field(default=None, repr=False)
     _ink: InkModel | None = field(default=None, repr=False)
 
@@ -109,6 +119,13 @@ class Profile:
             contrast = np.array([ink_contrast(p) for p in self.patches])
             self._ink = learn_ink(cols, self.patch_labels, len(self.labels), contrast)
         return self._ink
+
+    def classifier(self) -> FaceClassifier:
+        """The learned face classifier: stored by calibration, or learnt from the stored
+        patches once (a profile written before the classifier existed)."""
+        if self.face_classifier is None:
+            self.face_classifier = train(self.patches, self.patch_labels, len(self.labels))
+        return self.face_classifier
 
     def matcher(self) -> Matcher:
         """The templates, augmented and whitened, built once."""

@@ -1,7 +1,9 @@
 """Calibration profiles on disk: versioned folders with a manifest, activation and roll-back.
 
 A profile store is a folder of versions (``v001/``, ``v002/``…), each holding
-``manifest.json`` and ``patches.npz``, plus ``ACTIVE.json`` naming the active version and
+``manifest.json``, ``patches.npz`` and ``classifier.npz`` (the face classifier learned at
+calibration, vision.classifier; a version-1 profile has none and learns it from its patches
+when loaded), plus ``ACTIVE.json`` naming the active version and
 the activation history. Versions are written to a temporary folder, synced, then renamed,
 so a crash never leaves a half-written profile; nothing is written when validation fails.
 """
@@ -22,13 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.classifier import FaceClassifier
 from vision.descriptors import GRID, STORE
 from vision.dice import PATCH, FeltModel
 from vision.errors import BadProfile
 from vision.model import Geometry, Profile, Thresholds
 
 FORMAT = "feltbank-vision-profile"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the learned face classifier (classifier.npz); 1 still reads
+READS_VERSIONS = (1, 2)
 ACTIVE = "ACTIVE.json"
 VERSION_RE = re.compile(r"^v(\d{3,})$")
 
@@ -50,7 +54,7 @@ def _write_file(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
-def _manifest(profile: Profile, patches_sha: str) -> dict:
+def _manifest(profile: Profile, patches_sha: str, classifier_sha: str) -> dict:
     """The manifest of a profile."""
     g = profile.geometry
     return {
@@ -66,7 +70,7 @@ def _manifest(profile: Profile, patches_sha: str) -> dict:
         "descriptor": {"patch": PATCH, "store": STORE, "grid": GRID},
         "camera_controls": profile.camera_controls,
         "report": {k: v for k, v in profile.report.items() if not k.startswith("_")},
-        "files": {"patches.npz": patches_sha},
+        "files": {"patches.npz": patches_sha, "classifier.npz": classifier_sha},
     }
 
 
@@ -137,10 +141,15 @@ def save_profile(profile: Profile, store: str | os.PathLike, activate: bool = Fa
     buf = io.BytesIO()
     np.savez_compressed(buf, patches=profile.patches, labels=profile.patch_labels)
     data = buf.getvalue()
-    manifest = _manifest(profile, hashlib.sha256(data).hexdigest())
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **profile.classifier().to_arrays())
+    cdata = buf.getvalue()
+    manifest = _manifest(profile, hashlib.sha256(data).hexdigest(),
+                         hashlib.sha256(cdata).hexdigest())
 
     def write(folder: Path) -> None:
         _write_file(folder / "patches.npz", data)
+        _write_file(folder / "classifier.npz", cdata)
         _write_file(folder / "manifest.json", json.dumps(manifest, indent=2).encode())
 
     final = write_version(store, write)
@@ -212,9 +221,10 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
         raise BadProfile(f"{mpath}: unreadable manifest ({e})") from e
     if not isinstance(m, dict) or m.get("format") != FORMAT:
         raise BadProfile(f"{mpath}: not a feltbank vision profile (format {FORMAT!r} expected)")
-    if m.get("format_version") != FORMAT_VERSION:
-        raise BadProfile(f"{mpath}: profile format version {m.get('format_version')!r}; this "
-                         f"feltbank reads version {FORMAT_VERSION}; recalibrate")
+    version = m.get("format_version")
+    if version not in READS_VERSIONS:
+        raise BadProfile(f"{mpath}: profile format version {version!r}; this feltbank reads "
+                         f"versions {', '.join(map(str, READS_VERSIONS))}; recalibrate")
     if die_set is not None and m.get("die_set") != die_set:
         raise BadProfile(f"{mpath}: profile is for die set {m.get('die_set')!r}, not {die_set!r}")
     desc = m.get("descriptor", {})
@@ -248,5 +258,21 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
             or labels.shape != (len(patches),) or len(labs) < 2
             or labels.min(initial=0) < 0 or labels.max(initial=0) >= len(labs)):
         raise BadProfile(f"{ppath}: patches do not match the manifest's labels")
+    classifier = None
+    if version >= 2:
+        cpath = folder / "classifier.npz"
+        try:
+            craw = cpath.read_bytes()
+        except OSError as e:
+            raise BadProfile(f"{cpath}: missing ({e})") from e
+        if hashlib.sha256(craw).hexdigest() != m.get("files", {}).get("classifier.npz"):
+            raise BadProfile(f"{cpath}: checksum does not match the manifest (corrupt or "
+                             "edited)")
+        try:
+            with np.load(io.BytesIO(craw), allow_pickle=False) as z:
+                classifier = FaceClassifier.from_arrays(dict(z), len(labs))
+        except (KeyError, ValueError, zipfile.BadZipFile, OSError) as e:
+            raise BadProfile(f"{cpath}: not a face classifier for this profile ({e})") from e
     return Profile(m["die_set"], labs, felt, geometry, patches, labels.astype(np.int32),
-                   thresholds, m.get("report", {}), m.get("camera_controls"))
+                   thresholds, m.get("report", {}), m.get("camera_controls"),
+                   face_classifier=classifier)

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.classifier import face_rows
+from vision.classifier import margin as class_margin
 from vision.descriptors import (
     MARGIN,
     SEARCH_SHIFTS,
     STORE,
     ink_colour,
     ink_contrast,
-    query_descriptors,
 )
 from vision.dice import (
     PATCH,
@@ -38,7 +39,7 @@ from vision.dice import (
 from vision.errors import VisionError
 from vision.geometry import TableGeometry
 from vision.leaning import face_template, find_top_face, is_leaning
-from vision.model import Profile
+from vision.model import Profile, Thresholds
 
 # (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
 # dim, blurred outline); one at a time
@@ -107,12 +108,41 @@ def decide(scores: np.ndarray, labels: list[str], min_margin: float, min_score: 
     return labels[int(order[0])], max(conf, 0.5), cands
 
 
+def decide_both(scores: np.ndarray, class_scores: np.ndarray, labels: list[str],
+                thresholds: Thresholds) -> tuple[str | None, float, list[tuple[str, float]]]:
+    """Label (None: abstain), confidence and candidates from the matcher's label scores and
+    the learned classifier's (vision.classifier log-probabilities).
+
+    Two models that learned differently (nearest whitened templates; a discriminant
+    classifier trained on augmented copies) agree on the best label and each is sure of it
+    by its own calibrated margin (the matcher's min_margin and min_score, the classifier's
+    class_margin): read, with the less sure one's confidence (0.5 at the thresholds, 1.0 at
+    twice them). Or the matcher alone clears alone_margin, the margin no held-out capture
+    (nor, up to MAX_MARGIN, an augmented copy) was misread with, whatever the classifier
+    says: read with the matcher's confidence at that margin (the classifier, learnt from six
+    captures a face, is the less sure of the two on held-out captures, so it does not veto
+    a reading the matcher is that sure of). Otherwise the face is abstained on.
+    """
+    th = thresholds
+    label, conf, cands = decide(scores, labels, th.min_margin, th.min_score)
+    cm = class_margin(class_scores)
+    conf_c = float(np.clip(cm / (2 * th.class_margin), 0.0, 1.0))
+    agree = int(np.argmax(class_scores)) == int(np.argmax(scores))
+    if label is not None and agree and cm >= th.class_margin:
+        return label, max(min(conf, conf_c), 0.5), cands
+    alone, conf_a, _ = decide(scores, labels, th.alone_margin, th.min_score)
+    if alone is not None:
+        return alone, conf_a, cands
+    return None, min(conf, conf_a, 0.49) if agree else min(conf, conf_c, 0.25), cands
+
+
 class Recognizer:
     """Reads every die in a frame with a calibrated profile."""
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.matcher = profile.matcher()
+        self.classifier = profile.classifier()
         self.ink = profile.ink()
 
     def find_faces(self, img: np.ndarray, ignore: Sequence[np.ndarray] = ()
@@ -173,59 +203,73 @@ class Recognizer:
         lopsided, stretch = lean(outline, top, g.side_px, g.k_side, g.nadir, face.angle_deg)
         return lopsided, stretch, match
 
-    def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
-        """Label scores of an uncertain face under a wider, slower pose search.
+    def scores(self, stored: np.ndarray, shifts: tuple[int, ...] = SEARCH_SHIFTS
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The matcher's label scores (ink colours counted) and the classifier's of a face."""
+        rows = face_rows(stored, shifts)
+        d = self.matcher.W.shape[0]
+        s = self.matcher.scores(rows[:, :d]) - self.ink.penalty(ink_colour(stored),
+                                                                 ink_contrast(stored))
+        return s, self.classifier.scores(rows)
+
+    def second_look(self, img: np.ndarray, face: TopFace) -> tuple[np.ndarray, np.ndarray]:
+        """Label scores (matcher's, classifier's) of an uncertain face under a wider, slower
+        pose search.
 
         The first look trusts the fitted face's angle and size and searches +/-4 px. A face
         in glare or dim light is fitted less precisely (a washed-out or noisy outline), so
         the few faces the first look is unsure of are re-rectified at a few turns and scales
         (SECOND_LOOK_POSES) and searched over wider shifts; each label keeps its best score.
         """
-        best = None
+        best, best_c = None, None
         for turn, scale in SECOND_LOOK_POSES:
             big = TopFace(face.center, face.angle_deg + turn, face.side * MARGIN * scale,
                           face.residual)
-            stored = rectify(img, big, STORE)
-            s = self.matcher.scores(query_descriptors(stored, SECOND_LOOK_SHIFTS)) - \
-                self.ink.penalty(ink_colour(stored), ink_contrast(stored))
+            s, c = self.scores(rectify(img, big, STORE), SECOND_LOOK_SHIFTS)
             best = s if best is None else np.maximum(best, s)
-        assert best is not None
-        return best
+            best_c = c if best_c is None else np.maximum(best_c, c)
+        assert best is not None and best_c is not None
+        return best, best_c
 
     def read_face(self, img: np.ndarray, face: TopFace
                   ) -> tuple[str | None, float, list[tuple[str, float]]]:
         """Label (None: abstain), confidence and candidates of one top face.
 
-        A face the first look abstains on gets a second look (see second_look) under the
+        Each look is decided by decide_both (the matcher and the learned classifier). A
+        face the first look abstains on gets a second look (see second_look) under the
         same calibrated thresholds, and so does a face whose blob a flat die explains worse
         than the first look's search reaches (residual > POSE_UNSURE face sides: a badly cut
         pair of touching dice), however sure the first look was, and a face the first look
         reads barely over the threshold (confidence under sure_at_first_look: in dim light
         RICE loses the two dots that tell it from TREE). When the second look's
         winner is not the first look's, the two looks disagree about the face's pose or
-        content, so the second look must clear disagree_factor times the margin (full
-        confidence) to overrule the first; short of that, the face is abstained on. When it
-        agrees with a barely sure first reading, that reading stands (searching more poses
-        lifts the runners-up too).
+        content, so the second look must clear disagree_factor times the margin it read with
+        (min_margin with the classifier agreeing, alone_margin without; full confidence) to
+        overrule the first; short of that, the face is abstained on. When it agrees with a
+        barely sure first reading, that reading stands (searching more poses lifts the
+        runners-up too).
         """
         p, th = self.profile, self.profile.thresholds
         big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
-        stored = rectify(img, big, STORE)
-        scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
-            ink_colour(stored), ink_contrast(stored))
-        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        scores, cscores = self.scores(rectify(img, big, STORE))
+        label, conf, cands = decide_both(scores, cscores, p.labels, th)
         barely = label is not None and face.residual <= POSE_UNSURE
         if barely and conf >= th.sure_at_first_look:
             return label, conf, cands
         first_reading = label, conf, cands
         first = cands[0][0]
-        scores = np.maximum(scores, self.second_look(img, face))
-        label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
+        s2, c2 = self.second_look(img, face)
+        cscores = np.maximum(cscores, c2)
+        label, conf, cands = decide_both(np.maximum(scores, s2), cscores, p.labels, th)
         if barely and cands[0][0] == first:
             return first_reading
         if label is not None and label != first:
+            # the margin the reading was made with: both models agreeing, or the matcher alone
+            sure = (p.labels[int(np.argmax(cscores))] == label
+                    and class_margin(cscores) >= th.class_margin)
+            need = th.min_margin if sure else th.alone_margin
             s1, s2 = cands[0][1], cands[1][1] if len(cands) > 1 else -1.0
-            if (s1 - s2) / max(1e-6, 1.0 - s2) < th.disagree_factor * p.min_margin:
+            if (s1 - s2) / max(1e-6, 1.0 - s2) < th.disagree_factor * need:
                 label, conf = None, min(conf, 0.49)
         return label, conf, cands
 

@@ -17,7 +17,10 @@ import cv2
 import numpy as np
 
 from vision.augment import augment
-from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast, query_descriptors
+from vision.classifier import COPIES as CLASS_COPIES
+from vision.classifier import FaceClassifier, align, face_rows, train
+from vision.classifier import margin as class_margin
+from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast
 from vision.dice import (
     PATCH,
     Blob,
@@ -37,6 +40,11 @@ from vision.model import Geometry, Profile, Thresholds
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
+AGREE_MARGIN = 0.12  # least matcher margin when the classifier agrees (see decide_both)
+ALIKE = -0.05  # see alike_labels
+ALONE_NEVER = 1.01  # a margin (s1 - s2) / (1 - s2) never reaches this
+CLASS_MARGIN, CLASS_MAX = 1.0, 4.0  # the classifier's least margin, and the most a held-out
+# misreading may raise it to (beyond, the matcher's margin must exclude that misreading)
 MIN_ACCURACY = 0.5  # fewer held-out captures (or of one label) read right: refused
 LEAVE_OUT = 0.2  # at most this share of misread captures is left out to save a table
 CHECK_COPIES, CHECK_SEED = 3, 2112  # augmented copies of each held-out capture read too
@@ -298,6 +306,81 @@ def calibrate(
     return profile, report
 
 
+def alike_labels(templates: np.ndarray, tlabels: np.ndarray, src: np.ndarray,
+                 labels: list[str], ink: InkModel) -> list[tuple[str, str]]:
+    """Pairs of labels whose captures are as alike as two captures of one label (a person
+    could not tell those faces apart either: the same art, in the same colours, on two faces).
+
+    For each capture, its best similarity to another capture of its own label and to any
+    capture of each other label; a pair is alike when, on average over both labels'
+    captures, the other label's come closer than its own by -ALIKE (identical art shows
+    about -0.2: with few captures a twin's nearest look-alike is often the other label's,
+    while the closest distinct labels measured keep a gap of 0.006 or more), and their ink
+    and body colours are within three between-capture spreads (the same numeral on a white
+    and a turquoise die is told apart by its colour).
+    """
+    sims = templates @ templates.T
+    n = len(labels)
+    caps = np.unique(src)
+    own = np.zeros(len(caps))
+    other = np.zeros((len(caps), n))
+    cap_label = np.zeros(len(caps), int)
+    for k, c in enumerate(caps):
+        rows = src == c
+        cap_label[k] = int(tlabels[rows][0])
+        s = sims[rows].max(0)
+        same = (tlabels == cap_label[k]) & (src != c)
+        own[k] = s[same].max() if same.any() else 1.0
+        for b in range(n):
+            other[k, b] = s[tlabels == b].max() if b != cap_label[k] else -1.0
+    out = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            ka, kb = cap_label == a, cap_label == b
+            gap = np.r_[own[ka] - other[ka, b], own[kb] - other[kb, a]]
+            colour = float(np.linalg.norm((ink.mean[a] - ink.mean[b]) / ink.spread))
+            if len(gap) and float(gap.mean()) < ALIKE and colour < 3.0:
+                out.append((labels[a], labels[b]))
+    return out
+
+
+def agreement_thresholds(results: list[tuple], play: list[tuple]
+                         ) -> tuple[float, float, float]:
+    """(min_margin, class_margin, alone_margin): the thresholds vision.reader.decide_both
+    reads with, from held-out readings.
+
+    Rows are (truth, matcher's best, score, margin, classifier's best, its margin): the held-
+    out captures (`results`), then their augmented copies (`play`). A face both models agree
+    on is read when the matcher's margin reaches min_margin and the classifier's
+    class_margin: every held-out misreading they agree on must fall below one of the two.
+    Of the pairs that do that, the one that reads most held-out faces right is kept. A
+    copy's misreading raises the matcher's threshold up to MAX_MARGIN and the classifier's up
+    to CLASS_MAX, never more (copies never refuse a table). alone_margin: the matcher read
+    alone (the classifier unsure), above every matcher misreading (copies up to MAX_MARGIN;
+    beyond, never alone: ALONE_NEVER).
+    """
+    n_caps = len(results)
+    rows = list(results) + list(play)
+    wrong = [(r[3], r[5], i < n_caps) for i, r in enumerate(rows) if r[0] != r[1] == r[4]]
+    right = [(r[3], r[5]) for r in rows if r[0] == r[1] == r[4]]
+    cands = {CLASS_MARGIN} | {min(CLASS_MAX, c * 1.1 + 0.1) for _, c, _ in wrong}
+    best: tuple[int, float, float] | None = None
+    for cm in sorted(c for c in cands if c >= CLASS_MARGIN):
+        mm = AGREE_MARGIN
+        for m, c, captured in wrong:
+            if c >= cm:
+                mm = max(mm, m + 0.05 if captured else min(MAX_MARGIN, m + 0.05))
+        kept = sum(1 for m, c in right if m >= mm and c >= cm)
+        if best is None or kept > best[0]:
+            best = (kept, mm, cm)
+    assert best is not None
+    alone_wrong = [r[3] for r in results if r[0] != r[1]]
+    alone_play = [r[3] for r in play if r[0] != r[1]]
+    alone = max(Thresholds().min_margin, max(alone_wrong) + 0.05 if alone_wrong else 0.0,
+                min(MAX_MARGIN, max(alone_play) + 0.05) if alone_play else 0.0)
+    return best[1], best[2], alone if alone <= MAX_MARGIN else ALONE_NEVER
+
+
 def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: Geometry,
                     patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
                     t0: float | None = None, progress: Progress | None = None,
@@ -332,51 +415,68 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels),
                                      all_aug[tfold != f])
                      for f in np.unique(fold_of)}
+    # the learned classifier (vision.classifier), once per fold with half the copies
+    turns = align(patches_a, plabels_a)
+    fold_classifiers: dict[int, FaceClassifier] = {}
+    for n, f in enumerate(np.unique(fold_of)):
+        step(0.05 + 0.25 * n / folds, "learning the classifier on held-out folds")
+        rest = fold_of != f
+        fold_classifiers[int(f)] = train(patches_a[rest], plabels_a[rest], len(labels),
+                                         CLASS_COPIES // 2, turns=turns[rest])
 
-    def held_out_read(i: int, patch: np.ndarray, ink: InkModel) -> tuple[int, int, float, float]:
+    def held_out_read(i: int, patch: np.ndarray, ink: InkModel
+                      ) -> tuple[int, int, float, float, int, float]:
+        """(truth, matcher's best, its score, its margin, classifier's best, its margin)."""
         sel = tfold != fold_of[i]
-        sc = fold_matchers[fold_of[i]].scores(query_descriptors(patch)) - ink.penalty(
+        rows = face_rows(patch)
+        sc = fold_matchers[fold_of[i]].scores(rows[:, :all_t.shape[1]]) - ink.penalty(
             ink_colour(patch), ink_contrast(patch))
         sc = np.where(np.isin(np.arange(len(labels)), all_l[sel]), sc, -1.0)
+        cs = fold_classifiers[int(fold_of[i])].scores(rows)
         o = np.argsort(-sc)
         return (int(plabels_a[i]), int(o[0]), float(sc[o[0]]),
-                float((sc[o[0]] - sc[o[1]]) / max(1e-6, 1 - sc[o[1]])))
+                float((sc[o[0]] - sc[o[1]]) / max(1e-6, 1 - sc[o[1]])), int(np.argmax(cs)),
+                class_margin(cs))
 
     for i in range(len(patches_a)):
-        step(0.3 + 0.65 * i / len(patches_a), "checking the faces on held-out captures")
+        step(0.3 + 0.5 * i / len(patches_a), "checking the faces on held-out captures")
         rest = fold_of != fold_of[i]
         ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
         results.append(held_out_read(i, patches_a[i], ink))
         # the held-out capture as play may show it (seeds apart from the templates' copies)
         for copy in augment(patches_a[i], np.random.default_rng([CHECK_SEED, i]), CHECK_COPIES):
             play.append(held_out_read(i, copy, ink))
-    # the margin threshold: above every misreading of a held-out capture, and of its copies
-    # up to MAX_MARGIN (a copy's misreading raises the threshold but never refuses a table)
-    wrong_margins = [m for t, b, _, m in results if t != b]
-    wrong_play = [m for t, b, _, m in play if t != b]
+    min_margin, cls_margin, alone_margin = agreement_thresholds(results, play)
     base = Thresholds()
-    min_margin = max(base.min_margin, (max(wrong_margins) + 0.05) if wrong_margins else 0.0,
-                     min(MAX_MARGIN, max(wrong_play) + 0.05) if wrong_play else 0.0)
-    right_scores = [s for t, b, s, _ in results if t == b]
+    right_scores = [r[2] for r in results if r[0] == r[1]]
     min_score = min(base.min_score, float(np.percentile(right_scores, 1)) - 0.05) \
         if right_scores else base.min_score
     per_label = {}
     confused: dict[tuple[str, str], int] = {}
     abstained = 0
+    told: dict[str, float] = {}  # share of each label's captures the matcher tells right
+
+    def read_right(r: tuple) -> bool:
+        t, b, s, m, cb, cm = r
+        if s < min_score or t != b:
+            return False
+        return (b == cb and m >= min_margin and cm >= cls_margin) or m >= alone_margin
+
     for li, lab in enumerate(labels):
         rows = [r for r in results if r[0] == li]
-        ok = sum(1 for t, b, s, m in rows if t == b and m >= min_margin and s >= min_score)
-        per_label[lab] = ok / len(rows) if rows else 0.0
-        for t, b, s, m in rows:
-            if t != b:
+        per_label[lab] = sum(map(read_right, rows)) / len(rows) if rows else 0.0
+        told[lab] = sum(r[1] == li for r in rows) / max(1, len(rows))
+        for r in rows:
+            t, b = r[0], r[1]
+            if t != b and b == r[4]:  # misread by both models alike
                 key = (labels[t], labels[b])
                 confused[key] = confused.get(key, 0) + 1
-            elif m < min_margin or s < min_score:
+            elif not read_right(r):
                 abstained += 1
     accuracy = sum(per_label[lab] * counters[li] for li, lab in enumerate(labels)) / len(results)
     # which pairs of faces are closest: best cross-similarity of their captures
     means = []
-    plain_t, plain_l, _, _ = build_templates(patches_a, plabels_a, copies=0)
+    plain_t, plain_l, plain_src, _ = build_templates(patches_a, plabels_a, copies=0)
     for li in range(len(labels)):
         means.append(plain_t[plain_l == li])
     closest = []
@@ -385,8 +485,15 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
             sim = float((means[a] @ means[b].T).max())
             closest.append((labels[a], labels[b], sim))
     closest.sort(key=lambda x: -x[2])
+    # alike, and mistaken for each other by both models alike when held out: the evidence a
+    # person could not tell them apart either
+    mixed = {frozenset((labels[r[0]], labels[r[1]])) for r in results if r[0] != r[1] == r[4]}
+    twins = [(a, b) for a, b in alike_labels(plain_t, plain_l, plain_src, labels,
+                                             learn_ink(ink_cols, plabels_a, len(labels),
+                                                       ink_con))
+             if frozenset((a, b)) in mixed]
     flaws = capture_flaws(patches_a)
-    misread_caps = {i for i, (t, b, _, _) in enumerate(results) if t != b}
+    misread_caps = {i for i, r in enumerate(results) if r[0] != r[1] and r[0] != r[4]}
     flawed = list(left_out or []) + [
         (names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
         for i in range(len(names)) if flaws[i] or i in misread_caps]
@@ -394,23 +501,27 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                                sorted(((a, b, n) for (a, b), n in confused.items()),
                                       key=lambda x: -x[2]), closest[:5],
                                time.perf_counter() - t0, flawed)
-    thresholds = Thresholds(min_margin=min_margin, min_score=min_score)
+    thresholds = Thresholds(min_margin=min_margin, min_score=min_score,
+                            class_margin=cls_margin, alone_margin=alone_margin)
+    step(0.8, "learning the classifier")
     profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
-                      report.to_json())
+                      report.to_json(), face_classifier=train(patches_a, plabels_a, len(labels),
+                                                              turns=turns))
     profile._matcher = make_matcher(all_t, all_l, len(labels), all_aug)
-    misread = {lab: sum(1 for t, b, _, _ in results if t == li and b != li) / counters[li]
-               for li, lab in enumerate(labels)}
-    wrong_rate = sum(1 for t, b, _, _ in results if t != b) / len(results)
-    bad = [lab for lab, share in misread.items() if share >= 0.5]
-    # refused only when the faces cannot be told apart: two faces alike, a threshold that
-    # only a misreading's confidence sets, or too few held-out captures read right above it
-    if (accuracy < MIN_ACCURACY or min(per_label.values()) < MIN_ACCURACY
-            or closest[0][2] > 0.985 or min_margin > MAX_MARGIN):
+    bad = [lab for lab, share in told.items() if share < MIN_ACCURACY]
+    wrong_rate = len(misread_caps) / len(results)
+    # refused only when the faces cannot be told apart: two faces alike, a misreading both
+    # models agree on so confidently that no safe threshold is left, too few held-out
+    # captures read right above the thresholds, or too few of one label's told right by the
+    # matcher (read or abstained on, not mistaken for another: the learned classifier, from
+    # fewer captures in each fold, is the less sure of the two on held-out captures)
+    if (accuracy < MIN_ACCURACY or bad or twins or closest[0][2] > 0.985
+            or min_margin > MAX_MARGIN):
         # a few bad captures (the felt or a blank found for the die, a smeared face) are
         # misread confidently when held out; learnt without them, the table may stand
-        keep = np.array([t == b for t, b, _, _ in results])
+        keep = np.array([r[0] == r[1] or r[0] == r[4] for r in results])
         kept = np.bincount(plabels_a[keep], minlength=len(labels))
-        if (retry and closest[0][2] <= 0.985 and 0 < (~keep).sum() <= LEAVE_OUT * len(keep)
+        if (retry and not twins and closest[0][2] <= 0.985 and 0 < (~keep).sum() <= LEAVE_OUT * len(keep)
                 and kept.min() >= 2):
             out = [(names[i], flaws[i] + ["misread when held out, left out"])
                    for i in np.flatnonzero(~keep)]
@@ -418,12 +529,13 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                                    plabels_a[keep], folds, t0, progress,
                                    [n for n, k in zip(names, keep, strict=True) if k],
                                    list(left_out or []) + out, retry=False)
-        pairs = ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in report.confused[:5]) or \
+        pairs = ", ".join(f"{a} looks like {b}" for a, b in twins) or \
+            ", ".join(f"{a} read as {b} ({n}x)" for a, b, n in report.confused[:5]) or \
             f"{closest[0][0]}/{closest[0][1]} (similarity {closest[0][2]:.3f})"
         named = "; ".join(f"{n} ({', '.join(r)})" for n, r in flawed[:12]) or "none"
         raise CalibrationRefused(
             f"calibration cannot tell the faces apart: {wrong_rate:.0%} of held-out captures "
-            f"misread; labels misread half the time: {', '.join(bad) or 'none'}; confused: "
+            f"misread; labels told right less than half the time: {', '.join(bad) or 'none'}; confused: "
             f"{pairs}. Captures to look at: {named}. Retake those captures (die still and in "
             "focus, lamp on, no glare on the sticker), or make the confused labels' art more "
             "different; no profile written")

@@ -55,7 +55,7 @@ def test_a_few_blank_captures_are_left_out_and_named_not_refused_the_threshold_a
     assert report.accuracy >= 0.75
     assert len(profile.patches) == 24 - sum("left out" in w for why in flawed.values()
                                             for w in why)
-    assert profile.min_margin >= 0.25
+    assert profile.thresholds.alone_margin >= 0.25
 
 
 def test_faces_no_one_could_tell_apart_are_still_refused():

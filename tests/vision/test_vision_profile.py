@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 
+import numpy as np
 import pytest
 
 from vision.errors import BadProfile
@@ -92,3 +95,56 @@ def test_thresholds_live_in_the_profile(tmp_path, seasons_profile):
         (v / "manifest.json").write_text(json.dumps(m))
         with pytest.raises(BadProfile, match=match):
             load_profile(v)
+
+
+def test_the_learned_classifier_is_stored_in_the_profile(tmp_path, seasons_profile):
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    m = json.loads((v / "manifest.json").read_text())
+    assert m["format_version"] == 2 and "classifier.npz" in m["files"]
+    back = load_profile(v)
+    stored, loaded = profile.classifier(), back.classifier()
+    assert back.face_classifier is not None  # read from the profile, not learnt again
+    for k, a in stored.to_arrays().items():
+        assert np.array_equal(a, loaded.to_arrays()[k]), k
+    assert back.thresholds.class_margin == profile.thresholds.class_margin
+
+
+@pytest.mark.parametrize("damage", ["bytes", "missing", "shape"])
+def test_a_damaged_classifier_is_refused_naming_the_file(tmp_path, seasons_profile, damage):
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    c = v / "classifier.npz"
+    if damage == "bytes":
+        raw = bytearray(c.read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        c.write_bytes(bytes(raw))
+    elif damage == "missing":
+        c.unlink()
+    else:  # well-formed arrays that do not fit the profile's labels, checksum updated
+        arrays = profile.classifier().to_arrays()
+        arrays["B"] = arrays["B"][:, :3]
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        c.write_bytes(buf.getvalue())
+        m = json.loads((v / "manifest.json").read_text())
+        m["files"]["classifier.npz"] = hashlib.sha256(buf.getvalue()).hexdigest()
+        (v / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(BadProfile, match="classifier.npz"):
+        load_profile(v)
+
+
+def test_a_version_1_profile_still_reads_learning_its_classifier(tmp_path, seasons_profile):
+    # written before the classifier existed: no classifier.npz; it is learnt from the
+    # stored patches when first needed, and reads with the default class margin
+    profile, _ = seasons_profile
+    v = save_profile(profile, tmp_path / "store")
+    (v / "classifier.npz").unlink()
+    m = json.loads((v / "manifest.json").read_text())
+    m["format_version"] = 1
+    del m["files"]["classifier.npz"]
+    m["thresholds"] = {"min_margin": 0.25, "min_score": 0.45}
+    (v / "manifest.json").write_text(json.dumps(m))
+    old = load_profile(v)
+    assert old.face_classifier is None
+    assert old.classifier().B.shape == (old.classifier().W.shape[1] + 1, len(old.labels) + 1)

@@ -145,10 +145,19 @@ def test_second_look_finds_a_misfitted_face(shipped_profile):
     t = math.radians(face.angle_deg)
     off = TopFace((face.center[0] + 6 * math.cos(t), face.center[1] + 6 * math.sin(t)),
                   face.angle_deg + 4.0, face.side * 1.05, face.residual)
-    scores = rec.second_look(scene.image, off)
+    scores, _ = rec.second_look(scene.image, off)
     assert shipped_profile.labels[int(np.argmax(scores))] == truth
     label, _, _ = rec.read_face(scene.image, off)
     assert label in (truth, None)
+
+
+def _classifier_sure_of(rec, monkeypatch, labels, name):
+    """Make the learned classifier surely read `name` (these tests are about the matcher's
+    decision: the classifier agrees with whatever it should)."""
+    c = np.full(len(labels), -10.0, np.float32)
+    c[labels.index(name)] = 0.0
+    monkeypatch.setattr(rec.classifier, "scores", lambda rows: c.copy())
+    return c
 
 
 def test_second_look_overrules_the_first_only_with_double_margin(shipped_profile,
@@ -158,17 +167,21 @@ def test_second_look_overrules_the_first_only_with_double_margin(shipped_profile
     face, truth = _one_face(rec, scene)
     labels = shipped_profile.labels
     other = labels.index("WEST")
+    # the classifier unsure (a flat guess), so the matcher's looks decide alone
+    monkeypatch.setattr(rec.classifier, "scores",
+                        lambda rows: np.zeros(len(labels), np.float32))
     # a first look that abstains, favouring the truth a little
     first = np.full(len(labels), 0.5, np.float32)
     first[labels.index(truth)] = 0.55
     monkeypatch.setattr(rec.matcher, "scores", lambda d: first.copy())
     monkeypatch.setattr(rec.ink, "penalty", lambda c, k=None: np.zeros(len(labels), np.float32))
-    m = shipped_profile.min_margin
+    m = shipped_profile.thresholds.alone_margin
+    flat = np.zeros(len(labels), np.float32)
 
     def second(k):  # WEST ahead of the runner-up (the truth, 0.55) by k times the threshold
         s = np.full(len(labels), 0.5, np.float32)
         s[other] = 0.55 + 0.45 * k * m
-        return lambda img, f: s
+        return lambda img, f: (s, flat)
 
     # another label above the threshold, but short of twice it: the looks disagree, abstain
     monkeypatch.setattr(rec, "second_look", second(1.5))
@@ -180,7 +193,7 @@ def test_second_look_overrules_the_first_only_with_double_margin(shipped_profile
     # agreeing with the first look's favourite: the ordinary threshold is enough
     s = first.copy()
     s[labels.index(truth)] = 0.5 + 0.5 * 1.2 * m  # ahead of the rest (0.5) by 1.2x
-    monkeypatch.setattr(rec, "second_look", lambda img, f: s)
+    monkeypatch.setattr(rec, "second_look", lambda img, f: (s, flat))
     assert rec.read_face(scene.image, face)[0] == truth
 
 
@@ -219,7 +232,8 @@ def test_a_face_placed_unsurely_gets_the_second_look_even_when_sure(shipped_prof
 
     def spy(img, f):
         calls.append(f)
-        return np.full(len(shipped_profile.labels), -1.0, np.float32)
+        return (np.full(len(shipped_profile.labels), -1.0, np.float32),
+                np.full(len(shipped_profile.labels), -10.0, np.float32))
 
     monkeypatch.setattr(rec, "second_look", spy)
     sure = TopFace(face.center, face.angle_deg, face.side, 0.0)
@@ -241,6 +255,7 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
     first[rice] = 0.9
     first[tree] = 0.9 + 0.1 * 1.05 * m  # ahead by 1.05 x the threshold: confidence ~0.52
     monkeypatch.setattr(rec.matcher, "scores", lambda d: first.copy())
+    sure_tree = _classifier_sure_of(rec, monkeypatch, labels, "TREE")
     monkeypatch.setattr(rec.ink, "penalty", lambda c, k=None: np.zeros(len(labels), np.float32))
     calls = []
 
@@ -249,7 +264,9 @@ def test_a_reading_barely_over_the_threshold_gets_the_second_look(shipped_profil
             calls.append(f)
             s = first.copy()
             s[winner] = first[tree] + 0.01
-            return s
+            c = np.full(len(labels), -10.0, np.float32)
+            c[winner] = 0.0
+            return s, np.maximum(c, sure_tree)  # merged with the first look's, as read_face does
         return second
 
     monkeypatch.setattr(rec, "second_look", looks(rice))
