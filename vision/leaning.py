@@ -50,7 +50,7 @@ def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
     """
     pad = int(round(PATCH * (LEAN_REACH + 0.03)))  # a px more: the peak's neighbours
     size = PATCH + 2 * pad
-    big = TopFace(face.center, face.angle_deg, face.side * size / PATCH, face.residual)
+    big = face.grown(size / PATCH)
     res = cv2.matchTemplate(_dog(_gray(rectify(img, big, size))), template,
                             cv2.TM_CCOEFF_NORMED)
     t = math.radians(face.angle_deg)

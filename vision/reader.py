@@ -33,6 +33,7 @@ from vision.dice import (
     fit_top_face,
     lean,
     rectify,
+    refine_top_face,
     touching_faces,
 )
 from vision.errors import VisionError
@@ -124,6 +125,9 @@ class Recognizer:
         `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
         """
         g = self.profile.geometry
+        lens = g.lens()
+        n = lens.to_image(np.array([g.nadir]))[0]
+        nadir_img = (float(n[0]), float(n[1]))
         blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px, ignore)
         out: list[tuple[TopFace | None, Blob, bool]] = []
         for blob in blobs:
@@ -136,18 +140,20 @@ class Recognizer:
             if ratio >= 1.25:
                 theta = blob_angle(img, blob.mask, blob.origin)
                 faces = touching_faces(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir,
-                                       theta)
+                                       theta, lens, g.side_slope)
                 if len(faces) >= 2:
-                    out.extend((f, blob, False) for f in faces)
+                    out.extend((refine_top_face(img, f, nadir_img), blob, False) for f in faces)
                     continue
             theta = blob_angle(img, blob.mask, blob.origin)
-            face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta)
+            face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
+                                lens, g.side_slope)
             if face is not None:
+                # the lean check compares the blob with the flat fit (see lean_evidence)
                 cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
                     evidence = self.lean_evidence(img, face, blob)
                     cocked = evidence is not None and is_leaning(*evidence, self.profile.thresholds)
-                out.append((face, blob, cocked))
+                out.append((refine_top_face(img, face, nadir_img), blob, cocked))
         return out
 
     @functools.cached_property
@@ -166,11 +172,16 @@ class Recognizer:
         (see dice.lean). None when the outline cannot be measured.
         """
         g = self.profile.geometry
-        outline = die_outline(img, blob, self.profile.felt, face.angle_deg)
+        lens = g.lens()
+        theta = lens.ideal_angle(face.angle_deg, face.center)
+        outline = die_outline(img, blob, self.profile.felt, theta, lens)
         if outline is None:
             return None
-        top, match = find_top_face(img, face, self.face_template, g.nadir)
-        lopsided, stretch = lean(outline, top, g.side_px, g.k_side, g.nadir, face.angle_deg)
+        top, match = find_top_face(img, face, self.face_template,
+                                   tuple(lens.to_image(np.array([g.nadir]))[0]))
+        top_id = lens.to_ideal(np.array([top]))[0]
+        lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
+                                 g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta)
         return lopsided, stretch, match
 
     def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
@@ -183,8 +194,7 @@ class Recognizer:
         """
         best = None
         for turn, scale in SECOND_LOOK_POSES:
-            big = TopFace(face.center, face.angle_deg + turn, face.side * MARGIN * scale,
-                          face.residual)
+            big = face.grown(MARGIN * scale, turn)
             stored = rectify(img, big, STORE)
             s = self.matcher.scores(query_descriptors(stored, SECOND_LOOK_SHIFTS)) - \
                 self.ink.penalty(ink_colour(stored), ink_contrast(stored))
@@ -209,8 +219,7 @@ class Recognizer:
         lifts the runners-up too).
         """
         p, th = self.profile, self.profile.thresholds
-        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
-        stored = rectify(img, big, STORE)
+        stored = rectify(img, face.grown(MARGIN), STORE)
         scores = self.matcher.scores(query_descriptors(stored)) - self.ink.penalty(
             ink_colour(stored), ink_contrast(stored))
         label, conf, cands = decide(scores, p.labels, p.min_margin, p.min_score)
@@ -254,9 +263,11 @@ class Recognizer:
             if cocked:
                 label, conf = None, min(conf, 0.2)
             # the top face sits one die higher than the felt: pull it back towards the nadir
-            n = p.geometry.nadir
+            n, lens = p.geometry.nadir, p.geometry.lens()
             f = 1.0 / (1.0 + p.geometry.k_side)
-            base = (n[0] + (face.center[0] - n[0]) * f, n[1] + (face.center[1] - n[1]) * f)
+            c = lens.to_ideal(np.array([face.center]))[0]
+            b = lens.to_image(np.array([[n[0] + (c[0] - n[0]) * f, n[1] + (c[1] - n[1]) * f]]))
+            base = (float(b[0, 0]), float(b[0, 1]))
             reading = DieReading(label, conf, face.center, face.corners.tolist(),
                                  face.angle_deg, cocked, not blob.touches_edge, "die", cands,
                                  base)
