@@ -39,6 +39,7 @@ class Thresholds:
     lean_match: float = 0.5
     lean_lopsided_unsure: float = 0.25
     lean_stretch: float = 0.09
+    lean_shift: float = 0.06
 
     def to_json(self) -> dict:
         """The manifest's "thresholds" object."""

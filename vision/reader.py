@@ -33,7 +33,6 @@ from vision.dice import (
     fit_top_face,
     lean,
     rectify,
-    refine_top_face,
     touching_faces,
 )
 from vision.errors import VisionError
@@ -126,8 +125,6 @@ class Recognizer:
         """
         g = self.profile.geometry
         lens = g.lens()
-        n = lens.to_image(np.array([g.nadir]))[0]
-        nadir_img = (float(n[0]), float(n[1]))
         blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px, ignore)
         out: list[tuple[TopFace | None, Blob, bool]] = []
         for blob in blobs:
@@ -142,18 +139,18 @@ class Recognizer:
                 faces = touching_faces(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir,
                                        theta, lens, g.side_slope)
                 if len(faces) >= 2:
-                    out.extend((refine_top_face(img, f, nadir_img), blob, False) for f in faces)
+                    out.extend((f, blob, False) for f in faces)
                     continue
             theta = blob_angle(img, blob.mask, blob.origin)
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
                                 lens, g.side_slope)
             if face is not None:
-                # the lean check compares the blob with the flat fit (see lean_evidence)
                 cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
                     evidence = self.lean_evidence(img, face, blob)
-                    cocked = evidence is not None and is_leaning(*evidence, self.profile.thresholds)
-                out.append((refine_top_face(img, face, nadir_img), blob, cocked))
+                    cocked = evidence is not None and is_leaning(
+                        *evidence[:3], self.profile.thresholds, evidence[3])
+                out.append((face, blob, cocked))
         return out
 
     @functools.cached_property
@@ -162,8 +159,9 @@ class Recognizer:
         return face_template(self.profile.patches)
 
     def lean_evidence(self, img: np.ndarray, face: TopFace, blob: Blob
-                      ) -> tuple[float, float, float] | None:
-        """(lopsided, stretch, match): how a lone die's outline and top face differ from flat.
+                      ) -> tuple[float, float, float, float] | None:
+        """(lopsided, stretch, match, shift): how a lone die's outline and top face differ
+        from flat (shift: face sides between the top face found and the flat fit's).
 
         The outline's extents alone cannot tell a die leaning away from the nadir: its raised
         side face, past the top face, can look just like a flat die's side faces on the other
@@ -182,7 +180,8 @@ class Recognizer:
         top_id = lens.to_ideal(np.array([top]))[0]
         lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
                                  g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta)
-        return lopsided, stretch, match
+        shift = float(np.hypot(top[0] - face.center[0], top[1] - face.center[1])) / face.side
+        return lopsided, stretch, match, shift
 
     def second_look(self, img: np.ndarray, face: TopFace) -> np.ndarray:
         """Label scores of an uncertain face under a wider, slower pose search.

@@ -22,14 +22,12 @@ from vision.dice import (
     PATCH,
     Blob,
     FeltModel,
-    TopFace,
     blob_angle,
     extents,
     find_blobs,
     fit_top_face,
     learn_felt,
     rectify,
-    refine_top_face,
 )
 from vision.errors import BadCaptureFolder, CalibrationRefused
 from vision.geometry import Lens, detect_markers, marker_papers
@@ -157,7 +155,6 @@ def capture_flaws(patches: np.ndarray) -> list[list[str]]:
 LENS_KS = tuple(np.round(np.linspace(0.0, 0.3, 11), 3))  # lens distortions tried (k)
 LENS_SHIFTS = (-160.0, -80.0, 0.0, 80.0, 160.0)  # px: lens centres tried off the middle
 LENS_GAIN = 0.05  # a lens is taken only when it explains the extents this much better
-CALIBRATION_SCALES = (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1)  # sides tried at calibration
 NADIR_STEPS = (180.0, 60.0, 20.0, 6.0)  # px: the nadir's grid search, coarse to fine
 NADIR_REACH = 800.0  # px from the frame's middle (a camera tilted a few degrees)
 FIT_SLOPE = False  # a face's side may grow across the frame (a tilted camera)
@@ -345,33 +342,19 @@ def calibrate(
     geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h))
     k_side, nadir = geometry.k_side, geometry.nadir
     lens = geometry.lens()
-    n = lens.to_image(np.array([nadir]))[0]
-    nadir_img = (float(n[0]), float(n[1]))
     for label, name, _, b in singles:
         ys, xs = np.nonzero(b.mask)
         ratio = b.area / geometry.die_area(xs.mean() + b.origin[0], ys.mean() + b.origin[1])
         if ratio > 1.7:
             raise BadCaptureFolder(f"{name}: the object is {ratio:.1f} times a die's size; each "
                                    f"capture must show exactly one die, flat ({label})")
-    def fit(img: np.ndarray, b: Blob, name: str) -> TopFace:
+    patches, plabels = [], []
+    for label, name, img, b in singles:
         theta = blob_angle(img, b.mask, b.origin)
         face = fit_top_face(b.mask, b.origin, geometry.side_px, k_side, nadir, theta, lens,
                             geometry.side_slope)
         if face is None:
             raise BadCaptureFolder(f"{name}: could not find the die's top face")
-        return face
-
-    faces = [fit(img, b, name) for _, name, img, b in singles]
-    # the blobs' extents misjudge the face's size where side faces pass for felt or not;
-    # the faces' own edges tell it (see refine_top_face): the side is corrected by the
-    # median of what they say, and every capture's face is snapped to its edges
-    snapped = [refine_top_face(img, f, nadir_img, scales=CALIBRATION_SCALES)
-               for f, (_, _, img, _) in zip(faces, singles, strict=True)]
-    ratio = float(np.median([s.side / f.side for s, f in zip(snapped, faces, strict=True)]))
-    geometry.side_px *= ratio
-    patches, plabels = [], []
-    for label, name, img, b in singles:
-        face = refine_top_face(img, fit(img, b, name), nadir_img)
         patches.append(rectify(img, face.grown(MARGIN), STORE))
         plabels.append(labels.index(label))
     patches_a = np.asarray(patches, np.uint8)

@@ -1,5 +1,5 @@
-"""The top face from its four corners: the lens model, the homography, the edge snap and the
-camera fit, on dice drawn here with plain OpenCV polygons (not the synthetic renderer)."""
+"""The top face from its four corners: the lens model, the homography and the camera fit,
+on dice drawn here with plain OpenCV polygons (not the synthetic renderer)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.dice import Blob, TopFace, rectify, refine_top_face
+from vision.dice import Blob, TopFace, rectify
 from vision.geometry import Lens
 from vision.training import _measure_geometry
 
@@ -118,16 +118,3 @@ def test_camera_fit_measures_the_lens_and_the_reach():
     assert abs(g.k_side - k) < 0.01
     assert np.hypot(*(np.array(g.nadir) - nadir)) < 80
 
-
-def test_edge_snap_finds_the_top_face_a_fit_misplaced():
-    lens = Lens()
-    img = np.full((300, 300, 3), (40, 110, 40), np.uint8)
-    nadir = (-200.0, 150.0)
-    c = np.array([150.0, 150.0])
-    quad = _die(img, c, 50.0, 20.0, np.array([-18.0, 0.0]), lens, body=(90, 90, 110))
-    img = cv2.GaussianBlur(img, (0, 0), 1.0)
-    truth = TopFace(tuple(c), 20.0, 50.0, 0.0, quad)
-    for guess in (truth.grown(1.08), TopFace((c[0] + 3, c[1] - 2), 20.0, 46.0, 0.0)):
-        snapped = refine_top_face(img, guess, nadir)
-        err = min(np.abs(np.roll(snapped.corners, i, 0) - quad).max() for i in range(4))
-        assert err < 3.0, err
