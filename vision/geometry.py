@@ -3,6 +3,8 @@
 The felt's corners come from four ArUco markers (ids 0-3: top-left, top-right,
 bottom-right, bottom-left, as `feltbank print markers` prints them) or from four corners
 set by hand. Zones (rolling area, set-aside tray…) are polygons in table millimetres.
+`Lens` is the camera lens's radial distortion (image pixels to ideal pixels and back), which
+calibration measures and the die reader fits top faces through.
 """
 
 from __future__ import annotations
