@@ -85,4 +85,4 @@ def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds,
     """
     limit = th.lean_lopsided if match >= th.lean_match else th.lean_lopsided_unsure
     flat_fits = shift is not None and match >= th.lean_match and shift <= th.lean_shift
-    return stretch > th.lean_stretch or (lopsided > limit and not flat_fits)
+    return bool(stretch > th.lean_stretch or (lopsided > limit and not flat_fits))
