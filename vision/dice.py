@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.geometry import Lens
+
 DETECT_SCALE = 4  # blobs are found on a frame shrunk this much; faces are fitted at full size
 PATCH = 48  # side of the rectified top face, px
 ROI_BLUR = 1.0  # blur before classifying full-resolution pixels
@@ -165,13 +167,58 @@ class Blob:
 
 @dataclass
 class TopFace:
-    """A die's top face as fitted: centre, axes angle, side, and how well the blob fits."""
+    """A die's top face as fitted: its four image corners, centre, angle, side and fit.
+
+    corners: the face's quad in the image, in the order (-u, -v), (+u, -v), (+u, +v),
+    (-u, +v) of the face's own axes (a lens or a tilted camera makes it no square); when not
+    given, the square of `side` at `center` turned by `angle_deg`.
+    """
 
     center: tuple[float, float]
     angle_deg: float  # of the face's u axis, image coords, in [0, 90)
     side: float
     residual: float  # blob extent unexplained by a flat die, in units of the side
-    corners: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((4, 2)))
+    corners: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.corners is None:
+            self.corners = square_corners(self.center, self.angle_deg, self.side)
+        self.corners = np.asarray(self.corners, np.float64).reshape(4, 2)
+
+    def grown(self, factor: float, turn_deg: float = 0.0) -> TopFace:
+        """The face's quad grown `factor` times about its centre and turned (image px)."""
+        t = math.radians(turn_deg)
+        R = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        c = np.asarray(self.center, np.float64)
+        corners = c + ((self.corners - c) * factor) @ R.T
+        return TopFace(self.center, (self.angle_deg + turn_deg) % 90, self.side * factor,
+                       self.residual, corners)
+
+
+def square_corners(center: tuple[float, float], angle_deg: float, side: float) -> np.ndarray:
+    """The corners of a square face (see TopFace.corners for their order)."""
+    t = math.radians(angle_deg)
+    u = np.array([math.cos(t), math.sin(t)])
+    v = np.array([-math.sin(t), math.cos(t)])
+    h = side / 2
+    c = np.asarray(center, np.float64)
+    return np.array([c + a * h * u + b * h * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
+def _face_in_image(centre: np.ndarray, u: np.ndarray, v: np.ndarray, side: float,
+                   residual: float, lens: Lens | None) -> TopFace:
+    """A top face fitted in ideal pixels (centre, axes, side), as the lens shows it."""
+    h = side / 2
+    corners = np.array([centre + a * h * u + b * h * v
+                        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    c = centre[None]
+    if lens is not None and not lens.identity:
+        corners = lens.to_image(corners)
+        c = lens.to_image(c)
+    e = corners[1] - corners[0]
+    angle = math.degrees(math.atan2(e[1], e[0])) % 90
+    img_side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+    return TopFace((float(c[0, 0]), float(c[0, 1])), angle, img_side, float(residual), corners)
 
 
 def ignore_mask(shape: tuple[int, int], ignore: Sequence[np.ndarray], scale: int = 1
@@ -403,18 +450,30 @@ def extents(px: np.ndarray, py: np.ndarray, theta: float
 
 
 def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
-                 nadir: tuple[float, float], theta: float) -> TopFace | None:
-    """Fit the top-face square of one die's mask: far side of the blob from the nadir."""
+                 nadir: tuple[float, float], theta: float, lens: Lens | None = None,
+                 side_slope: tuple[float, float] = (0.0, 0.0)) -> TopFace | None:
+    """Fit the top-face square of one die's mask: far side of the blob from the nadir.
+
+    The fit is made in ideal pixels (`lens` undoes the lens's distortion; nadir, side and
+    k_side are in ideal pixels, the side growing by side_slope per pixel from the nadir),
+    where a flat die's top face is a square and its side faces reach away from the nadir;
+    the square's corners are then mapped back into the image (a quad).
+    """
     ys, xs = np.nonzero(mask)
     if len(xs) < 20:
         return None
+    pts = np.column_stack([xs + float(origin[0]), ys + float(origin[1])])
+    img_c = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
+    if lens is not None and not lens.identity:
+        theta = lens.ideal_angle(theta, img_c)
+        pts = lens.to_ideal(pts)
+    px, py = pts[:, 0], pts[:, 1]
     t = math.radians(theta)
     u = np.array([math.cos(t), math.sin(t)])
     v = np.array([-math.sin(t), math.cos(t)])
-    px = xs.astype(np.float64) + origin[0]
-    py = ys.astype(np.float64) + origin[1]
     u0, u1, v0, v1 = extents(px, py, theta)
     cx, cy = px.mean(), py.mean()
+    side = side + side_slope[0] * (cx - nadir[0]) + side_slope[1] * (cy - nadir[1])
     r = np.array([cx - nadir[0], cy - nadir[1]])
     ru, rv = float(r @ u), float(r @ v)
     ext_u, ext_v = u1 - u0, v1 - v0
@@ -424,49 +483,57 @@ def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side:
     s_loc = 0.5 * (su + sv)
     resid = max(abs(ext_u - (side + k_side * abs(ru))), abs(ext_v - (side + k_side * abs(rv))))
     area_expect = side * side + side * k_side * (abs(ru) + abs(rv))
-    resid = max(resid / side, abs(len(xs) / area_expect - 1.0) * 0.5)
+    area = float(len(xs))
+    if lens is not None and not lens.identity:  # the blob's area in ideal pixels
+        area *= abs(float(np.linalg.det(lens.jacobian(img_c))))
+    resid = max(resid / side, abs(area / area_expect - 1.0) * 0.5)
     cu = u1 - s_loc / 2 if ru > 0 else u0 + s_loc / 2
     cv = v1 - s_loc / 2 if rv > 0 else v0 + s_loc / 2
-    centre = cu * u + cv * v
-    h = s_loc / 2
-    corners = np.array([centre + a * h * u + b * h * v
-                        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
-    return TopFace((float(centre[0]), float(centre[1])), theta, s_loc, float(resid), corners)
+    return _face_in_image(cu * u + cv * v, u, v, s_loc, resid, lens)
 
 
 def rectify(img: np.ndarray, face: TopFace, size: int = PATCH) -> np.ndarray:
-    """The top face warped to a size x size upright square (BGR uint8)."""
-    t = math.radians(face.angle_deg)
-    k = face.side / size
-    ux, uy = math.cos(t) * k, math.sin(t) * k
-    vx, vy = -math.sin(t) * k, math.cos(t) * k
-    cx, cy = face.center
-    c = (size - 1) / 2
-    M = np.array([[ux, vx, cx - c * (ux + vx)], [uy, vy, cy - c * (uy + vy)]])
-    r = int(face.side) + 4
-    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
-    roi = img[y0:int(cy) + r + 1, x0:int(cx) + r + 1]
+    """The top face's quad warped to a size x size upright square (BGR uint8).
+
+    A homography from the face's four corners: a face seen in perspective, through a lens
+    that squeezes it towards the frame's corners, comes out square.
+    """
+    q = np.asarray(face.corners, np.float64)
+    x0 = max(0, int(math.floor(q[:, 0].min())) - 3)
+    y0 = max(0, int(math.floor(q[:, 1].min())) - 3)
+    x1 = int(math.ceil(q[:, 0].max())) + 4
+    y1 = int(math.ceil(q[:, 1].max())) + 4
+    roi = img[y0:y1, x0:x1]
+    if roi.size == 0:
+        return np.zeros((size, size) + img.shape[2:], img.dtype)
     if face.side / size > 1.2:
         roi = cv2.GaussianBlur(roi, (0, 0), 0.45 * face.side / size)
-    M[0, 2] -= x0
-    M[1, 2] -= y0
-    return cv2.warpAffine(roi, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    lo, hi = -0.5, size - 0.5  # the patch's pixel edges: its corners are the face's
+    dst = np.float32([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
+    H = cv2.getPerspectiveTransform((q - [x0, y0]).astype(np.float32), dst)
+    return cv2.warpPerspective(roi, H, (size, size), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
-                   nadir: tuple[float, float], theta: float) -> list[TopFace]:
+                   nadir: tuple[float, float], theta: float, lens: Lens | None = None,
+                   side_slope: tuple[float, float] = (0.0, 0.0)) -> list[TopFace]:
     """Top faces of touching dice in one blob, read off a lattice of face-sized cells.
 
     Each die's blob is its top face swept towards the nadir by its side faces, so eroding
     the blob by that sweep leaves the top faces. Touching dice touch face to face, so their
     top faces lie on rows and columns of the die's own axes: the eroded blob is cut into
     cells one face side wide, and every well-filled cell is a die, centred on its pixels.
+    With a `lens`, the blob is first redrawn in ideal pixels (the lens's local stretch round
+    the blob), where side, k_side and nadir are measured (see fit_top_face).
     """
     ys, xs = np.nonzero(mask)
     if len(xs) < 20:
         return []
     cx, cy = xs.mean() + origin[0], ys.mean() + origin[1]
+    if lens is not None and not lens.identity:
+        mask, origin, theta, (cx, cy) = _ideal_raster(mask, origin, (cx, cy), theta, lens)
+    side = side + side_slope[0] * (cx - nadir[0]) + side_slope[1] * (cy - nadir[1])
     dx, dy = -k_side * (cx - nadir[0]), -k_side * (cy - nadir[1])
     # erosion by the segment from p to p + d: p stays when the whole sweep is in the blob
     ax, ay = int(round(abs(dx))), int(round(abs(dy)))
@@ -507,13 +574,27 @@ def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_sid
                 a, b = np.percentile(pu[slab_v], [1, 99])
                 if b - a < 1.2 * side:
                     mu = (a + b) / 2
-            centre = mu * u + mv * v
-            h = side / 2
-            corners = np.array([centre + a * h * u + b * h * v
-                                for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
-            faces.append(TopFace((float(centre[0]), float(centre[1])), theta, side, 0.0,
-                                 corners))
+            faces.append(_face_in_image(mu * u + mv * v, u, v, side, 0.0, lens))
     return faces
+
+
+def _ideal_raster(mask: np.ndarray, origin: tuple[int, int], centre: tuple[float, float],
+                  theta: float, lens: Lens
+                  ) -> tuple[np.ndarray, tuple[int, int], float, tuple[float, float]]:
+    """A blob's mask redrawn in ideal pixels by the lens's local stretch round its centre:
+    the mask, its origin, the face angle and the centre, all in ideal pixels."""
+    J = lens.jacobian(centre)
+    c_id = lens.to_ideal(np.array([centre]))[0]
+    h, w = mask.shape
+    box = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) + origin - centre
+    box = box @ J.T + c_id
+    ox, oy = int(math.floor(box[:, 0].min())) - 1, int(math.floor(box[:, 1].min())) - 1
+    size = (int(math.ceil(box[:, 0].max())) - ox + 2, int(math.ceil(box[:, 1].max())) - oy + 2)
+    # raster (col, row) -> ideal raster: J (col + origin - centre) + c_id - new origin
+    t = J @ (np.asarray(origin, np.float64) - centre) + c_id - (ox, oy)
+    M = np.column_stack([J, t])
+    out = cv2.warpAffine(mask, M, size, flags=cv2.INTER_NEAREST)
+    return out, (ox, oy), lens.ideal_angle(theta, centre), (float(c_id[0]), float(c_id[1]))
 
 
 OUTLINE_BLUR = 2.0  # px: colour smoothed before the die's outline is judged (see die_outline)
@@ -521,8 +602,8 @@ OUTLINE_PAD = 12  # px added round a blob's box for its outline: felt to judge t
 OUTLINE_FELT_SHARE = 0.5  # of that ROI that is at least felt
 
 
-def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float
-                ) -> tuple[float, float, float, float] | None:
+def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float,
+                lens: Lens | None = None) -> tuple[float, float, float, float] | None:
     """The die's extent along its face axes (u from, u to, v from, v to; image px).
 
     The blob's own outline is judged pixel by pixel: in a dim frame it takes in the die's
@@ -546,7 +627,10 @@ def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float
     ys, xs = np.nonzero((maha > felt.max_d2) & (near > 0))
     if len(xs) < 0.7 * blob.area:
         return None
-    return extents(xs + (x0 + 0.0), ys + (y0 + 0.0), theta)
+    pts = np.column_stack([xs + (x0 + 0.0), ys + (y0 + 0.0)])
+    if lens is not None:  # measured in ideal pixels (theta too)
+        pts = lens.to_ideal(pts)
+    return extents(pts[:, 0], pts[:, 1], theta)
 
 
 def lean(outline: tuple[float, float, float, float], top: tuple[float, float], side: float,
@@ -576,3 +660,4 @@ def lean(outline: tuple[float, float, float, float], top: tuple[float, float], s
         lopsided = max(lopsided, abs(over_far - over_near) / side)
         excess.append((over_far + over_near) / side)
     return lopsided, abs(excess[0] - excess[1])
+

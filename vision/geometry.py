@@ -3,10 +3,13 @@
 The felt's corners come from four ArUco markers (ids 0-3: top-left, top-right,
 bottom-right, bottom-left, as `feltbank print markers` prints them) or from four corners
 set by hand. Zones (rolling area, set-aside tray…) are polygons in table millimetres.
+`Lens` is the camera lens's radial distortion (image pixels to ideal pixels and back), which
+calibration measures and the die reader fits top faces through.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -122,3 +125,74 @@ class TableGeometry:
         S = np.diag([px_per_mm, px_per_mm, 1.0])
         size = (int(self.size_mm[0] * px_per_mm), int(self.size_mm[1] * px_per_mm))
         return cv2.warpPerspective(img, S @ self.H, size)
+
+
+@dataclass(frozen=True)
+class Lens:
+    """A camera lens's radial distortion: image pixels to ideal (pinhole) pixels and back.
+
+    An image point at distance d from the distortion's centre shows the ideal point at
+    d * (1 + k * |d|^2 / R^2) (R: the frame's half diagonal): k > 0 is barrel distortion,
+    which shrinks things towards the frame's corners (more along the radius than across
+    it). In ideal pixels a flat die's top face is a square of one size and its side faces
+    reach straight away from the nadir; calibration measures k and the centre (see
+    vision.training._measure_geometry). k = 0 is a lens without distortion.
+    """
+
+    k: float = 0.0
+    centre: tuple[float, float] = (0.0, 0.0)
+    radius: float = 1.0  # R, the frame's half diagonal
+
+    @classmethod
+    def for_frame(cls, k: float, frame: tuple[int, int] | None,
+                  centre: tuple[float, float] | None = None) -> Lens:
+        """The lens of a w x h frame, centred on `centre` (the frame's middle by default)."""
+        if frame is None or not k:
+            return cls()
+        w, h = frame
+        c = centre if centre is not None else (w / 2, h / 2)
+        return cls(float(k), (float(c[0]), float(c[1])), math.hypot(w, h) / 2)
+
+    @property
+    def identity(self) -> bool:
+        return self.k == 0.0
+
+    def to_ideal(self, pts: np.ndarray) -> np.ndarray:
+        """Ideal pixels of image points (N, 2)."""
+        p = np.asarray(pts, np.float64)
+        if self.identity:
+            return p.copy()
+        d = p - self.centre
+        return self.centre + d * (1 + self.k / self.radius**2 * (d * d).sum(-1, keepdims=True))
+
+    def to_image(self, pts: np.ndarray) -> np.ndarray:
+        """Image pixels of ideal points (N, 2) (the inverse of to_ideal, by iteration)."""
+        p = np.asarray(pts, np.float64)
+        if self.identity:
+            return p.copy()
+        u = p - self.centre
+        d = u.copy()
+        for _ in range(30):
+            d = u / (1 + self.k / self.radius**2 * (d * d).sum(-1, keepdims=True))
+        return self.centre + d
+
+    def jacobian(self, pt: tuple[float, float]) -> np.ndarray:
+        """The 2x2 derivative of to_ideal at an image point."""
+        if self.identity:
+            return np.eye(2)
+        d = np.asarray(pt, np.float64) - self.centre
+        q = self.k / self.radius**2
+        return np.eye(2) * (1 + q * float(d @ d)) + 2 * q * np.outer(d, d)
+
+    def ideal_angle(self, theta: float, pt: tuple[float, float]) -> float:
+        """The angle (degrees, mod 90) in ideal pixels of a square's edges seen at `theta`
+        (mod 90) in the image at `pt`: both edge directions mapped, their 4-fold mean."""
+        if self.identity:
+            return theta
+        J = self.jacobian(pt)
+        t = math.radians(theta)
+        z = 0j
+        for a in (t, t + math.pi / 2):
+            e = J @ np.array([math.cos(a), math.sin(a)])
+            z += complex(math.cos(4 * math.atan2(e[1], e[0])), math.sin(4 * math.atan2(e[1], e[0])))
+        return float(math.degrees(math.atan2(z.imag, z.real)) / 4 % 90)

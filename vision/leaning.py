@@ -50,7 +50,7 @@ def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
     """
     pad = int(round(PATCH * (LEAN_REACH + 0.03)))  # a px more: the peak's neighbours
     size = PATCH + 2 * pad
-    big = TopFace(face.center, face.angle_deg, face.side * size / PATCH, face.residual)
+    big = face.grown(size / PATCH)
     res = cv2.matchTemplate(_dog(_gray(rectify(img, big, size))), template,
                             cv2.TM_CCOEFF_NORMED)
     t = math.radians(face.angle_deg)
@@ -71,12 +71,18 @@ def find_top_face(img: np.ndarray, face: TopFace, template: np.ndarray,
     return (float(c[0]), float(c[1])), float(res[y, x])
 
 
-def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds) -> bool:
+def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds,
+               shift: float | None = None) -> bool:
     """Whether lean evidence (see Recognizer.lean_evidence) says the die is cocked.
 
     Cocked when the outline is lopsided about the found top face by more than
     th.lean_lopsided (th.lean_lopsided_unsure when the face matched below th.lean_match), or
-    one axis is longer than a flat die's by th.lean_stretch more than the other.
+    one axis is longer than a flat die's by th.lean_stretch more than the other. A die is
+    leaning only if no flat top face fits: a lopsided outline round a top face found where
+    the flat fit put it (within th.lean_shift face sides: `shift`) is a flat die whose
+    outline took in its shadow or a blurred rim, not one leaning away from the nadir (whose
+    top face lies nearer the nadir than a flat die's).
     """
     limit = th.lean_lopsided if match >= th.lean_match else th.lean_lopsided_unsure
-    return stretch > th.lean_stretch or lopsided > limit
+    flat_fits = shift is not None and match >= th.lean_match and shift <= th.lean_shift
+    return bool(stretch > th.lean_stretch or (lopsided > limit and not flat_fits))

@@ -15,6 +15,7 @@ import numpy as np
 from vision.classifier import FaceClassifier, train
 from vision.descriptors import ink_colour, ink_contrast
 from vision.dice import FeltModel
+from vision.geometry import Lens
 from vision.matcher import InkModel, Matcher, build_templates, learn_ink, make_matcher
 
 
@@ -46,6 +47,7 @@ class Thresholds:
     lean_stretch: float = 0.09
     class_margin: float = 1.0
     alone_margin: float = 0.25
+    lean_shift: float = 0.06
 
     def to_json(self) -> dict:
         """The manifest's "thresholds" object."""
@@ -73,17 +75,40 @@ class Thresholds:
 
 @dataclass
 class Geometry:
-    """How big a top face looks and how far side faces reach (grows with nadir distance)."""
+    """The camera as calibration measured it, in ideal (undistorted) pixels.
+
+    side_px: a top face's side at the nadir; k_side: how far side faces reach per pixel from
+    the nadir; nadir: the ideal image point straight below the camera; frame: (width, height)
+    of the calibration frames; lens_k, lens_centre: the lens's radial distortion (see
+    vision.geometry.Lens; centre None: the frame's middle); side_slope: how a face's side
+    grows per ideal pixel from the nadir along x and y (a camera not quite above the felt).
+    """
 
     side_px: float
     k_side: float
     nadir: tuple[float, float]
     frame: tuple[int, int] | None = None  # (width, height) of the calibration frames
+    lens_k: float = 0.0
+    lens_centre: tuple[float, float] | None = None
+    side_slope: tuple[float, float] = (0.0, 0.0)
+
+    def lens(self) -> Lens:
+        """The lens that maps this camera's image pixels to ideal ones."""
+        return Lens.for_frame(self.lens_k, self.frame, self.lens_centre)
+
+    def side_at(self, ideal: tuple[float, float]) -> float:
+        """A top face's side (ideal px) at an ideal image point."""
+        return self.side_px + (self.side_slope[0] * (ideal[0] - self.nadir[0])
+                               + self.side_slope[1] * (ideal[1] - self.nadir[1]))
 
     def die_area(self, x: float, y: float) -> float:
-        """Expected blob area of one flat die whose blob centre is at (x, y)."""
-        r = math.hypot(x - self.nadir[0], y - self.nadir[1])
-        return self.side_px**2 + self.side_px * self.k_side * r * 1.27
+        """Expected blob area (image px) of one flat die whose blob centre is at (x, y)."""
+        lens = self.lens()
+        p = lens.to_ideal(np.array([[x, y]]))[0]
+        r = math.hypot(p[0] - self.nadir[0], p[1] - self.nadir[1])
+        s = self.side_at((p[0], p[1]))
+        ideal = s**2 + s * self.k_side * r * 1.27
+        return ideal / abs(float(np.linalg.det(lens.jacobian((x, y)))))
 
 
 @dataclass

@@ -65,7 +65,10 @@ def _manifest(profile: Profile, patches_sha: str, classifier_sha: str) -> dict:
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "felt": profile.felt.to_json(),
         "geometry": {"side_px": g.side_px, "k_side": g.k_side, "nadir": list(g.nadir),
-                     "frame": None if g.frame is None else list(g.frame)},
+                     "frame": None if g.frame is None else list(g.frame),
+                     "lens_k": g.lens_k,
+                     "lens_centre": None if g.lens_centre is None else list(g.lens_centre),
+                     "side_slope": list(g.side_slope)},
         "thresholds": profile.thresholds.to_json(),
         "descriptor": {"patch": PATCH, "store": STORE, "grid": GRID},
         "camera_controls": profile.camera_controls,
@@ -245,9 +248,14 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
         felt = FeltModel.from_json(m["felt"])
         g = m["geometry"]
         frame = g.get("frame")
+        lens_c = g.get("lens_centre")  # profiles before the lens was measured: none
+        slope = g.get("side_slope") or (0.0, 0.0)
         geometry = Geometry(float(g["side_px"]), float(g["k_side"]),
                             (float(g["nadir"][0]), float(g["nadir"][1])),
-                            None if frame is None else (int(frame[0]), int(frame[1])))
+                            None if frame is None else (int(frame[0]), int(frame[1])),
+                            float(g.get("lens_k", 0.0)),
+                            None if lens_c is None else (float(lens_c[0]), float(lens_c[1])),
+                            (float(slope[0]), float(slope[1])))
         th = m["thresholds"]
         if "min_margin" not in th or "min_score" not in th:
             raise KeyError("thresholds.min_margin and thresholds.min_score")

@@ -154,6 +154,7 @@ class Recognizer:
         `ignore`: image-px polygons of what belongs on the felt (the corner markers' papers).
         """
         g = self.profile.geometry
+        lens = g.lens()
         blobs, _, _ = find_blobs(img, self.profile.felt, g.side_px, ignore)
         out: list[tuple[TopFace | None, Blob, bool]] = []
         for blob in blobs:
@@ -166,17 +167,19 @@ class Recognizer:
             if ratio >= 1.25:
                 theta = blob_angle(img, blob.mask, blob.origin)
                 faces = touching_faces(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir,
-                                       theta)
+                                       theta, lens, g.side_slope)
                 if len(faces) >= 2:
                     out.extend((f, blob, False) for f in faces)
                     continue
             theta = blob_angle(img, blob.mask, blob.origin)
-            face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta)
+            face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
+                                lens, g.side_slope)
             if face is not None:
                 cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
                     evidence = self.lean_evidence(img, face, blob)
-                    cocked = evidence is not None and is_leaning(*evidence, self.profile.thresholds)
+                    cocked = evidence is not None and is_leaning(
+                        *evidence[:3], self.profile.thresholds, evidence[3])
                 out.append((face, blob, cocked))
         return out
 
@@ -186,8 +189,9 @@ class Recognizer:
         return face_template(self.profile.patches)
 
     def lean_evidence(self, img: np.ndarray, face: TopFace, blob: Blob
-                      ) -> tuple[float, float, float] | None:
-        """(lopsided, stretch, match): how a lone die's outline and top face differ from flat.
+                      ) -> tuple[float, float, float, float] | None:
+        """(lopsided, stretch, match, shift): how a lone die's outline and top face differ
+        from flat (shift: face sides between the top face found and the flat fit's).
 
         The outline's extents alone cannot tell a die leaning away from the nadir: its raised
         side face, past the top face, can look just like a flat die's side faces on the other
@@ -196,12 +200,18 @@ class Recognizer:
         (see dice.lean). None when the outline cannot be measured.
         """
         g = self.profile.geometry
-        outline = die_outline(img, blob, self.profile.felt, face.angle_deg)
+        lens = g.lens()
+        theta = lens.ideal_angle(face.angle_deg, face.center)
+        outline = die_outline(img, blob, self.profile.felt, theta, lens)
         if outline is None:
             return None
-        top, match = find_top_face(img, face, self.face_template, g.nadir)
-        lopsided, stretch = lean(outline, top, g.side_px, g.k_side, g.nadir, face.angle_deg)
-        return lopsided, stretch, match
+        top, match = find_top_face(img, face, self.face_template,
+                                   tuple(lens.to_image(np.array([g.nadir]))[0]))
+        top_id = lens.to_ideal(np.array([top]))[0]
+        lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
+                                 g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta)
+        shift = float(np.hypot(top[0] - face.center[0], top[1] - face.center[1])) / face.side
+        return lopsided, stretch, match, shift
 
     def scores(self, stored: np.ndarray, shifts: tuple[int, ...] = SEARCH_SHIFTS
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -223,8 +233,7 @@ class Recognizer:
         """
         best, best_c = None, None
         for turn, scale in SECOND_LOOK_POSES:
-            big = TopFace(face.center, face.angle_deg + turn, face.side * MARGIN * scale,
-                          face.residual)
+            big = face.grown(MARGIN * scale, turn)
             s, c = self.scores(rectify(img, big, STORE), SECOND_LOOK_SHIFTS)
             best = s if best is None else np.maximum(best, s)
             best_c = c if best_c is None else np.maximum(best_c, c)
@@ -250,8 +259,7 @@ class Recognizer:
         runners-up too).
         """
         p, th = self.profile, self.profile.thresholds
-        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
-        scores, cscores = self.scores(rectify(img, big, STORE))
+        scores, cscores = self.scores(rectify(img, face.grown(MARGIN), STORE))
         label, conf, cands = decide_both(scores, cscores, p.labels, th)
         barely = label is not None and face.residual <= POSE_UNSURE
         if barely and conf >= th.sure_at_first_look:
@@ -298,9 +306,11 @@ class Recognizer:
             if cocked:
                 label, conf = None, min(conf, 0.2)
             # the top face sits one die higher than the felt: pull it back towards the nadir
-            n = p.geometry.nadir
+            n, lens = p.geometry.nadir, p.geometry.lens()
             f = 1.0 / (1.0 + p.geometry.k_side)
-            base = (n[0] + (face.center[0] - n[0]) * f, n[1] + (face.center[1] - n[1]) * f)
+            c = lens.to_ideal(np.array([face.center]))[0]
+            b = lens.to_image(np.array([[n[0] + (c[0] - n[0]) * f, n[1] + (c[1] - n[1]) * f]]))
+            base = (float(b[0, 0]), float(b[0, 1]))
             reading = DieReading(label, conf, face.center, face.corners.tolist(),
                                  face.angle_deg, cocked, not blob.touches_edge, "die", cands,
                                  base)

@@ -25,7 +25,6 @@ from vision.dice import (
     PATCH,
     Blob,
     FeltModel,
-    TopFace,
     blob_angle,
     extents,
     find_blobs,
@@ -34,7 +33,7 @@ from vision.dice import (
     rectify,
 )
 from vision.errors import BadCaptureFolder, CalibrationRefused
-from vision.geometry import detect_markers, marker_papers
+from vision.geometry import Lens, detect_markers, marker_papers
 from vision.matcher import InkModel, build_templates, learn_ink, make_matcher
 from vision.model import Geometry, Profile, Thresholds
 
@@ -161,73 +160,117 @@ def capture_flaws(patches: np.ndarray) -> list[list[str]]:
     return out
 
 
-def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float]
-                      ) -> Geometry:
-    """Face side, side-face factor and nadir that best explain single-die blob extents.
+LENS_KS = tuple(np.round(np.linspace(0.0, 0.3, 11), 3))  # lens distortions tried (k)
+LENS_SHIFTS = (-160.0, -80.0, 0.0, 80.0, 160.0)  # px: lens centres tried off the middle
+LENS_GAIN = 0.05  # a lens is taken only when it explains the extents this much better
+NADIR_STEPS = (180.0, 60.0, 20.0, 6.0)  # px: the nadir's grid search, coarse to fine
+NADIR_REACH = 800.0  # px from the frame's middle (a camera tilted a few degrees)
+FIT_SLOPE = False  # a face's side may grow across the frame (a tilted camera)
 
-    A flat die's blob spans side + k * (distance from the nadir) along each face axis; the
-    nadir (the image point straight below the camera) is searched on a grid.
+
+def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float],
+                      frame: tuple[int, int] | None = None) -> Geometry:
+    """Face side, side-face reach, nadir and lens that best explain single-die blob extents.
+
+    In ideal pixels (the lens's distortion undone) a flat die's blob spans
+    side + k * (distance from the nadir) along each face axis, the side growing linearly
+    across the frame when the camera is tilted. The nadir (the image point straight below
+    the camera) is searched on a grid, and so is the lens (its distortion k and its centre,
+    see vision.geometry.Lens): towards the corners of a wide lens a die looks smaller and
+    its side faces reach less far than a straight line says, so a fit without it misplaces
+    the top face there.
     """
-    ext, pos, axes = [], [], []
+    data = []
     for img, b in blobs:
         ys, xs = np.nonzero(b.mask)
-        theta = blob_angle(img, b.mask, b.origin)
-        th = math.radians(theta)
-        px, py = xs + b.origin[0], ys + b.origin[1]
-        u0, u1, v0, v1 = extents(px, py, theta)
-        for ax, e in (((math.cos(th), math.sin(th)), u1 - u0),
-                      ((-math.sin(th), math.cos(th)), v1 - v0)):
-            ext.append(e)
-            pos.append((px.mean(), py.mean()))
-            axes.append(ax)
-    e, P, A = np.asarray(ext), np.asarray(pos), np.asarray(axes)
+        pts = np.column_stack([xs + float(b.origin[0]), ys + float(b.origin[1])])
+        at = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
+        data.append((pts, blob_angle(img, b.mask, b.origin), at))
 
-    def solve(n: tuple[float, float]) -> tuple[float, float, float]:
-        r = np.abs(((P - n) * A).sum(1))
-        M = np.column_stack([np.ones_like(r), r])
+    def rows(lens: Lens) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        ext, pos, axes = [], [], []
+        for pts, theta, at in data:
+            th = lens.ideal_angle(theta, at)
+            q = lens.to_ideal(pts)
+            u0, u1, v0, v1 = extents(q[:, 0], q[:, 1], th)
+            t = math.radians(th)
+            for ax, e in (((math.cos(t), math.sin(t)), u1 - u0),
+                          ((-math.sin(t), math.cos(t)), v1 - v0)):
+                ext.append(e)
+                pos.append(q.mean(0))
+                axes.append(ax)
+        return np.asarray(ext), np.asarray(pos), np.asarray(axes)
+
+    def solve(e: np.ndarray, P: np.ndarray, A: np.ndarray, n: tuple[float, float]
+              ) -> tuple[float, np.ndarray]:
+        d = P - n
+        r = np.abs((d * A).sum(1))
+        if not FIT_SLOPE:
+            M = np.column_stack([np.ones_like(r), r])
+            sol, *_ = np.linalg.lstsq(M, e, rcond=None)
+            return float(np.abs(M @ sol - e).mean()), np.array([sol[0], 0.0, 0.0, sol[1]])
+        M = np.column_stack([np.ones_like(r), d, r])
         sol, *_ = np.linalg.lstsq(M, e, rcond=None)
-        res = float(np.abs(M @ sol - e).mean())
-        return res, float(sol[0]), float(max(0.0, sol[1]))
+        return float(np.abs(M @ sol - e).mean()), sol
 
-    best = (solve(centre), centre)
-    for step in (60.0, 20.0, 6.0):
-        c0 = best[1]
-        for dy in (-3, -2, -1, 0, 1, 2, 3):
-            for dx in (-3, -2, -1, 0, 1, 2, 3):
-                n = (c0[0] + dx * step, c0[1] + dy * step)
-                if math.hypot(n[0] - centre[0], n[1] - centre[1]) > 400:
-                    continue
-                cand = solve(n)
-                if cand[0] < best[0][0] - 1e-9:
-                    best = (cand, n)
-    (_, side, k), nadir = best
-    return Geometry(side, k, (float(nadir[0]), float(nadir[1])))
+    def fit(lens: Lens) -> tuple[float, np.ndarray, tuple[float, float]]:
+        e, P, A = rows(lens)
+        c = tuple(lens.to_ideal(np.array([centre]))[0])
+        best = (*solve(e, P, A, c), c)
+        for step in NADIR_STEPS:
+            c0 = best[2]
+            for dy in (-3, -2, -1, 0, 1, 2, 3):
+                for dx in (-3, -2, -1, 0, 1, 2, 3):
+                    n = (c0[0] + dx * step, c0[1] + dy * step)
+                    if math.hypot(n[0] - c[0], n[1] - c[1]) > NADIR_REACH:
+                        continue
+                    res, sol = solve(e, P, A, n)
+                    if res < best[0] - 1e-9:
+                        best = (res, sol, n)
+        return best
+
+    plain = fit(Lens())
+    best, best_lens = plain, Lens()
+    if frame is not None:
+        w, h = frame
+
+        def lens_at(k: float, dx: float = 0.0, dy: float = 0.0) -> Lens:
+            return Lens.for_frame(k, frame, (w / 2 + dx, h / 2 + dy))
+
+        tried = {}
+        for k in LENS_KS:
+            tried[(k, 0.0, 0.0)] = fit(lens_at(k))
+        k0 = min(tried, key=lambda key: tried[key][0])[0]
+        if k0:
+            for dx in LENS_SHIFTS:
+                for dy in LENS_SHIFTS:
+                    if (k0, dx, dy) not in tried:
+                        tried[(k0, dx, dy)] = fit(lens_at(k0, dx, dy))
+            _, dx0, dy0 = min(tried, key=lambda key: tried[key][0])
+            for k in (k0 - 0.02, k0 - 0.01, k0 + 0.01, k0 + 0.02):
+                tried[(k, dx0, dy0)] = fit(lens_at(k, dx0, dy0))
+        key = min(tried, key=lambda key: tried[key][0])
+        if key[0] and tried[key][0] < (1 - LENS_GAIN) * plain[0]:
+            best, best_lens = tried[key], lens_at(*key)
+    _, sol, nadir = best
+    return Geometry(float(sol[0]), float(max(0.0, sol[3])), (float(nadir[0]), float(nadir[1])),
+                    frame, best_lens.k, None if best_lens.identity else best_lens.centre,
+                    (float(sol[1]), float(sol[2])))
 
 
-def calibrate(
-    captures: dict[str, list[tuple[str, np.ndarray]]],
-    die_set: str,
-    empty: Iterable[tuple[str, np.ndarray]] = (),
-    folds: int = 3,
-    progress: Progress | None = None,
-) -> tuple[Profile, CalibrationReport]:
-    """Learn a profile from labelled captures (one die each); refuse if faces are confused.
-
-    progress(fraction, message), when given, is called as the work goes (fraction 0..1).
-    """
-    t0 = time.perf_counter()
+def capture_dice(captures: dict[str, list[tuple[str, np.ndarray]]],
+                 empty: Iterable[tuple[str, np.ndarray]] = (), progress: Progress | None = None
+                 ) -> tuple[FeltModel, list[tuple[str, str, np.ndarray, Blob]],
+                            list[tuple[str, str, str]]]:
+    """The felt's colour and the one die of each capture: (label, name, frame, blob) each,
+    and (label, name, why) of the captures whose die was not found (BadCaptureFolder when
+    a label keeps fewer than two)."""
     step = progress or (lambda fraction, message: None)
-    step(0.0, "learning the felt's colour")
     labels = list(captures)
-    few = [lab for lab, items in captures.items() if len(items) < 2]
-    if len(labels) < 2 or few:
-        raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
-                               "least two labels and two captures of each (six recommended)")
     all_imgs = [img for items in captures.values() for _, img in items]
     empty = list(empty)
     felt = learn_felt([img for _, img in empty] + all_imgs[:: max(1, len(all_imgs) // 24)])
     h, w = all_imgs[0].shape[:2]
-    nadir = (w / 2, h / 2)
     # first pass: the die-shaped blobs of each capture, found with a generous size guess
     found: list[tuple[str, str, np.ndarray, list[Blob]]] = []
     n_caps = len(all_imgs)
@@ -279,9 +322,34 @@ def calibrate(
         named = "; ".join(f"{n}: {why}" for lab, n, why in missing if lab in short)
         raise BadCaptureFolder(f"{named}; each capture must show exactly one die (too few "
                                f"captures of {', '.join(short)} left to learn from)")
-    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir)
-    geometry.frame = (w, h)
-    side, k_side, nadir = geometry.side_px, geometry.k_side, geometry.nadir
+    return felt, singles, missing
+
+
+def calibrate(
+    captures: dict[str, list[tuple[str, np.ndarray]]],
+    die_set: str,
+    empty: Iterable[tuple[str, np.ndarray]] = (),
+    folds: int = 3,
+    progress: Progress | None = None,
+) -> tuple[Profile, CalibrationReport]:
+    """Learn a profile from labelled captures (one die each); refuse if faces are confused.
+
+    progress(fraction, message), when given, is called as the work goes (fraction 0..1).
+    """
+    t0 = time.perf_counter()
+    step = progress or (lambda fraction, message: None)
+    step(0.0, "learning the felt's colour")
+    labels = list(captures)
+    few = [lab for lab, items in captures.items() if len(items) < 2]
+    if len(labels) < 2 or few:
+        raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
+                               "least two labels and two captures of each (six recommended)")
+    felt, singles, missing = capture_dice(captures, empty, step)
+    h, w = singles[0][2].shape[:2]
+    nadir = (w / 2, h / 2)
+    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h))
+    k_side, nadir = geometry.k_side, geometry.nadir
+    lens = geometry.lens()
     for label, name, _, b in singles:
         ys, xs = np.nonzero(b.mask)
         ratio = b.area / geometry.die_area(xs.mean() + b.origin[0], ys.mean() + b.origin[1])
@@ -291,11 +359,11 @@ def calibrate(
     patches, plabels = [], []
     for label, name, img, b in singles:
         theta = blob_angle(img, b.mask, b.origin)
-        face = fit_top_face(b.mask, b.origin, side, k_side, nadir, theta)
+        face = fit_top_face(b.mask, b.origin, geometry.side_px, k_side, nadir, theta, lens,
+                            geometry.side_slope)
         if face is None:
             raise BadCaptureFolder(f"{name}: could not find the die's top face")
-        big = TopFace(face.center, face.angle_deg, face.side * MARGIN, face.residual)
-        patches.append(rectify(img, big, STORE))
+        patches.append(rectify(img, face.grown(MARGIN), STORE))
         plabels.append(labels.index(label))
     patches_a = np.asarray(patches, np.uint8)
     plabels_a = np.asarray(plabels, np.int32)
