@@ -54,6 +54,7 @@ from vision.numerals import (
     NumeralProfile,
     calibrate_numerals,
     default_profile,
+    die_colour,
     load_numeral_profile,
     read_numerals,
 )
@@ -581,6 +582,12 @@ class NumeralCalibrator(GuidedCalibrator):
 
     kind = "numerals"
 
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        #: the body colours (chromaticity) of this session's kept captures, by die colour
+        self._chromas: dict[str, list] = {}
+        self._pending: tuple[str, tuple | None] | None = None
+
     def colours(self) -> list[str]:
         return sorted(default_profile().colours)
 
@@ -610,11 +617,38 @@ class NumeralCalibrator(GuidedCalibrator):
             raise CaptureRefused(f"{label}: the face is not read ({faces[0].why}): "
                                  f"{NUMERAL_ADVICE['unsure']}", _result(label, why, None, n))
         o = read[0]
-        seen = f"{o.colour} {o.label}" if o.colour else o.label
-        if o.label != face and not insist:
+        told = self.colour_of(o, profile)
+        seen = f"{told} {o.label}" if told else o.label
+        self._pending = (label, o.body_chroma)
+        if insist:
+            return seen
+        if o.label != face:
             raise CaptureRefused(f"{label}: this die shows {o.label}, not {face}: turn it "
                                  f"{face} up", _result(label, "wrong", seen, n))
+        if told is not None and told != colour:
+            raise CaptureRefused(f"{label}: this is the {told} die, not the {colour} one: lay "
+                                 f"the {colour} die, {face} up",
+                                 _result(label, "wrong", seen, n))
         return seen
+
+    def colour_of(self, reading, profile: NumeralProfile) -> str | None:  # noqa: ANN001
+        """The die colour of a face read: nearest the colours of this session's captures
+        (each colour's median), else the profile's; None when two are about as near."""
+        if reading.body_chroma is None:
+            return reading.colour
+        refs = dict(profile.colours)
+        for colour, seen in self._chromas.items():
+            if seen:
+                refs[colour] = tuple(float(v) for v in np.median(np.array(seen), 0))
+        return die_colour(np.asarray(reading.body_chroma), NumeralProfile(refs))[0]
+
+    def kept(self, label: str, image: np.ndarray) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] == label and pending[1] is not None:
+            self._chromas.setdefault(self.split(label)[0], []).append(pending[1])
+
+    def forget(self) -> None:
+        self._chromas = {}
 
     def build(self, captures: dict) -> tuple[Callable[[Path], None], dict]:
         by_colour: dict[str, list] = {}

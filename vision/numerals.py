@@ -326,7 +326,7 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
-def _colour(body_bgr: np.ndarray, profile: NumeralProfile) -> tuple[str | None, float]:
+def die_colour(body_bgr: np.ndarray, profile: NumeralProfile) -> tuple[str | None, float]:
     """The nearest die colour to a body's and how sure (None when two are about as near)."""
     c = chroma(body_bgr)
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
@@ -395,15 +395,25 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:
     """Side faces seen almost whole (near the frame's edge, through a wide lens): as far from
     their top face as a touching die, of its colour but lit unlike it (a side face is turned to the lamp
-    otherwise than the top faces, which all face up alike), and on the side towards the
-    picture's middle."""
+    otherwise than the top faces, which all face up alike), on the side towards the
+    picture's middle, and no deeper than a lens of 90 degrees or narrower shows a side face
+    that far from the middle (two touching top faces near the middle are not a die's top
+    and side)."""
     out: set[int] = set()
     for i, a in enumerate(faces):
         for b in faces:
             if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
                 continue
-            if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= 1.05 * max(
-                    a.size_px, b.size_px):
+            apart = math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1])
+            if apart >= 1.05 * max(a.size_px, b.size_px):
+                continue
+            # a side face apart from its top face by `apart` is (apart / side - 1/2) * 2
+            # sides deep; a side face is as deep as its die's distance from the middle
+            # over the focal length, which a lens of 90 degrees or narrower across the
+            # picture's longer side makes at least half that side
+            deep = 2 * (apart / b.size_px - 0.5)
+            if deep > math.hypot(b.center[0] - middle[0], b.center[1] - middle[1]) / max(
+                    middle):
                 continue
             if abs(a.body_grey - b.body_grey) < 0.12 * max(a.body_grey, b.body_grey):
                 continue
@@ -445,7 +455,8 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                           middle: tuple[float, float]) -> set[int]:
     """Side faces whose die's top face was not read (cut by the frame's edge, or too
     slanted): beside the face, on its side away from the picture's middle, lies a region
-    of its colour and much brighter (the top face, which the lamp above lights most)."""
+    of its colour and much brighter (the top face, which the lamp above lights most), where
+    the top face would reach past the frame's edge (else the top face would be read)."""
     out: set[int] = set()
     h, w = image.shape[:2]
     for i, rd in enumerate(faces):
@@ -460,6 +471,12 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                 continue  # towards the picture's middle: a side face's top is outwards
             x, y = np.round(c + 1.6 * (mid - c)).astype(int)
             if not (r <= x < w - r and r <= y < h - r):
+                continue
+            # that top face (a side out, half a diagonal round) is cut by the frame's edge
+            top = c + 2 * (mid - c)
+            reach = 0.71 * rd.size_px
+            if (top[0] - reach >= 0 and top[1] - reach >= 0 and top[0] + reach <= w
+                    and top[1] + reach <= h):
                 continue
             patch = image[y - r:y + r + 1, x - r:x + r + 1].reshape(-1, 3)
             med = np.median(patch, 0)
@@ -527,7 +544,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     colour, cconf, bc = None, 0.0, None
     if fmask.sum() > 10:
         med = np.median(bgr[y0:y1, x0:x1][fmask], 0)
-        colour, cconf = _colour(med, profile)
+        colour, cconf = die_colour(med, profile)
         bc = tuple(float(v) for v in chroma(med))
     if label is None:
         return NumeralReading("numerals", None, 0.3, centre,
@@ -560,6 +577,7 @@ def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]
     cols: dict[str, tuple[float, float, float]] = {}
     used: dict[str, int] = {}
     unread: list[str] = []
+    faces_seen: list[tuple[str, str, tuple]] = []  # (file, colour, body chroma)
     for colour, items in captures.items():
         seen = []
         for name, img in items:
@@ -567,9 +585,21 @@ def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]
             if not faces:
                 unread.append(name)
             seen += [o.body_chroma for o in faces if o.body_chroma is not None]
+            faces_seen += [(name, colour, o.body_chroma) for o in faces
+                           if o.body_chroma is not None]
         if not seen:
             raise VisionError(f"no numeral face was read in the captures of the {colour} die; "
                               "capture it face up, the whole die in the picture")
         cols[colour] = tuple(float(v) for v in np.median(np.array(seen), 0))
         used[colour] = len(seen)
-    return NumeralProfile(cols, "calibrated"), {"faces": used, "unread": unread}
+    # a die of another colour captured in a colour's folder (the white die laid for the
+    # turquoise one) would teach that colour wrong: refused, naming the capture
+    profile = NumeralProfile(cols, "calibrated")
+    wrong = [(name, colour, told) for name, colour, c in faces_seen
+             if (told := die_colour(np.asarray(c), profile)[0]) not in (None, colour)]
+    if wrong:
+        name, colour, told = wrong[0]
+        more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+        raise VisionError(f"{name}: this capture of the {colour} die shows the {told} die"
+                          f"{more}; retake it with the {colour} die")
+    return profile, {"faces": used, "unread": unread}

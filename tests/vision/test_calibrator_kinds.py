@@ -284,6 +284,28 @@ def numeral_capture(key: str) -> np.ndarray:
     raise AssertionError(f"no scene draws {key}")
 
 
+def test_a_numeral_capture_of_the_wrong_die_colour_is_refused_naming_it(tmp_path):
+    # the page asks for the turquoise die's 4; the white die laid with its 4 up is refused
+    felt = Felt(numeral_capture)
+    cal = NumeralCalibrator(tmp_path / "profiles-numerals", tmp_path / "captures-numerals",
+                            felt.frame, show=felt.show)
+    felt.instead["turquoise 4"] = "white 4"
+    with pytest.raises(CaptureRefused, match="turquoise 4: this is the white die, not the "
+                                             "turquoise one") as wrong:
+        cal.capture("turquoise 4")
+    assert wrong.value.result["state"] == "wrong"
+    assert wrong.value.result["seen"] == "white 4" and not cal.counts()
+    # and the other way round, once captures of each colour are kept (told from them)
+    assert cal.capture("turquoise 4") == 1 and cal.capture("white 4") == 1
+    felt.instead["white 3"] = "turquoise 3"
+    with pytest.raises(CaptureRefused, match="this is the turquoise die, not the white one"):
+        cal.capture("white 3")
+    assert cal.counts() == {"turquoise 4": 1, "white 4": 1}
+    # the banker who knows better keeps it
+    felt.instead["white 3"] = "turquoise 3"
+    assert cal.capture("white 3", insist=True) == 1
+
+
 @pytest.mark.slow
 def test_a_numeral_die_set_face_by_face(tmp_path):
     felt = Felt(numeral_capture)

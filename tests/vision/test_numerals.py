@@ -15,6 +15,7 @@ from vision.errors import BadImage, VisionError
 from vision.numerals import (
     LABELS,
     NumeralProfile,
+    calibrate_numerals,
     default_profile,
     load_numeral_profile,
     read_numerals,
@@ -201,6 +202,33 @@ def test_calibrate_kind_numerals_learns_the_colours_and_recognize_uses_them(tmp_
                  "--json"]) == 0
     obj = json.loads(capsys.readouterr().out.strip())
     assert [(o["label"], o["colour"]) for o in obj["objects"]] == [("6", "turquoise")]
+
+
+def test_calibration_refuses_a_capture_of_another_colours_die_naming_it():
+    turquoise = next(d for d in namaste_dice() if d.colour == "turquoise").body_bgr
+    white = (235, 235, 235)
+    caps = {"turquoise": [(f"turquoise/{t}.png", _die_image(t, body=turquoise))
+                          for t in ("2", "5", "6")],
+            "white": [(f"white/{t}.png", _die_image(t, body=white)) for t in ("3", "4")]}
+    profile, report = calibrate_numerals(caps)
+    assert report["faces"] == {"turquoise": 3, "white": 2}
+    caps["turquoise"].append(("turquoise/oops.png", _die_image("4", body=white)))
+    with pytest.raises(VisionError, match="turquoise/oops.png: this capture of the turquoise "
+                                          "die shows the white die"):
+        calibrate_numerals(caps)
+
+
+def test_two_touching_top_faces_lit_apart_near_the_middle_are_both_read():
+    # two white dice side by side in the picture's middle, one 15% darker (a worn die, an
+    # uneven lamp): too near the middle for either to be the other's side face
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (60, 110, 150)
+    for x0, body, text in ((210, (235, 235, 235), "3"), (322, (200, 200, 200), "5")):
+        die = _die_image(text, body=body, side=110, turn=0.0, frame=(110, 110), ground=body)
+        img[185:295, x0:x0 + 110] = die
+        cv2.rectangle(img, (x0, 185), (x0 + 109, 294), tuple(int(c * 0.55) for c in body), 3)
+    out = read_numerals(cv2.GaussianBlur(img, (0, 0), 1.0))
+    assert sorted(o.label for o in out) == ["3", "5"], [o.to_json() for o in out]
 
 
 def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
