@@ -206,7 +206,7 @@ class PipDie(Body):
         return alb, spec
 
     def top_face(self, p):
-        return p[:, 2] > self.b - self.r * 0.5
+        return p @ self.rot[2] > self.b - self.r * 0.5  # the local axis that points up
 
 
 def pip_style(rng: np.random.Generator, held_out: bool = False) -> dict:
@@ -416,7 +416,7 @@ class NumeralDie(Body):
         return alb.astype(np.float32), np.full(len(p), st["gloss"], np.float32)
 
     def top_face(self, p):
-        return p[:, 2] > self.b - self.r * 0.5
+        return p @ self.rot[2] > self.b - self.r * 0.5  # the local axis that points up
 
 
 def numeral_style(rng: np.random.Generator, colour: str) -> dict:
