@@ -40,15 +40,22 @@ def reader_of(kind: str, seed: int, per_face: int = 6, log=print):  # noqa: ANN0
 
         return read_d20
     if kind == "cards":
-        from vision.cards import CardReader, learn
+        from vision.cards import CardReader, find_cards, learn
         from vision.scenes_photo import card_capture, deck_style
 
         deck = deck_style(np.random.default_rng([seed, 99]))
         labels = [r + s for r in RANKS for s in SUITS]
         t0 = time.perf_counter()
-        caps = {lab: [(f"{lab}-{seed}", card_capture(lab, seed * 100 + i, deck))]
-                for i, lab in enumerate(labels)}
-        log(f"cards: 52 captures rendered in {time.perf_counter() - t0:.0f} s; learning")
+        caps, retakes = {}, []
+        for i, lab in enumerate(labels):
+            for k in range(4):  # as a banker would: retake a capture the learner cannot use
+                img = card_capture(lab, seed, seed * 1000 + 10 * i + k, deck)
+                if len(find_cards(img)) == 1 or k == 3:
+                    break
+                retakes.append(lab)
+            caps[lab] = [(f"{lab}-{seed}", img)]
+        log(f"cards: 52 captures rendered in {time.perf_counter() - t0:.0f} s (retaken: "
+            f"{', '.join(retakes) or 'none'}); learning")
         return CardReader(learn(caps)).read
     from vision.numerals import calibrate_numerals, read_numerals
     from vision.scenes_photo import numeral_capture

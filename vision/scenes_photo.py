@@ -921,10 +921,13 @@ def _d20_label(fr: Frame, body: D20) -> str | None:
 
 def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
                 size: tuple[int, int] | None, n: int | None, deck: dict | None = None,
-                labels: list[str] | None = None) -> PhotoScene:
+                labels: list[str] | None = None, place: np.random.Generator | None = None
+                ) -> PhotoScene:
+    """Cards dealt on one table; with `place` (a capture), the table and camera come from rng
+    alone and the one card lies near the middle, where `place` puts it."""
     deck = deck or deck_style(np.random.default_rng([seed, 99]))
     scale = (size[0] / 1640) if size else 1.0
-    card_px = rng.uniform(130, 300) * scale
+    card_px = rng.uniform(130, 300) * scale if place is None else rng.uniform(190, 300) * scale
     cam, cam_name = sample_camera(rng, CARD_MM[0], card_px, size)
     fr = Frame(cam, rng, surface, hard, np.zeros(3))
     fr.card_gloss = float(deck["gloss"])
@@ -934,8 +937,14 @@ def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
         count = n or int(rng.integers(1, 7))
         labels = [str(x) for x in rng.choice([r + s for r in RANKS for s in SUITS], count, replace=False)]
     stacks = []  # each a list of cards from the bottom
-    bases = _spots(rng, fr, len(labels), 80.0 if rng.random() < 0.5 else 100.0,
-                   margin_px=card_px * rng.uniform(0.6, 0.85), cluster=False)
+    if place is None:
+        bases = _spots(rng, fr, len(labels), 80.0 if rng.random() < 0.5 else 100.0,
+                       margin_px=card_px * rng.uniform(0.6, 0.85), cluster=False)
+    else:
+        w, h = cam.size
+        x, y = (w / 2 + place.normal(0, 0.08 * w), h / 2 + place.normal(0, 0.08 * h))
+        bases = [fr.table[int(np.clip(y, 0, h - 1)), int(np.clip(x, 0, w - 1)), :2]]
+        rng = place  # the card's turn and bend vary from capture to capture
     k = 0
     while k < len(labels):
         depth = 1 if len(labels) - k == 1 or rng.random() < 0.5 else int(rng.integers(2, 4))
@@ -982,13 +991,16 @@ def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
     return _finish(fr, rng, hard, truths, info)
 
 
-def card_capture(label: str, seed: int, deck: dict, size: tuple[int, int] | None = None
-                 ) -> np.ndarray:
-    """A calibration capture: one card of the deck face up on the table (as the table's own
-    camera sees it, never hard)."""
-    rng = np.random.default_rng([seed, 7])
-    surface = SURFACES[int(rng.integers(len(SURFACES)))]
-    return _card_scene(rng, seed, False, surface, size, 1, deck, [label]).image
+def card_capture(label: str, table: int, seed: int, deck: dict,
+                 size: tuple[int, int] | None = None) -> np.ndarray:
+    """A calibration capture: one card of the deck face up near the middle of one table
+    (`table` fixes the surface, camera and lamps; `seed` the card's place, turn and bend,
+    and the sensor's noise), never hard; the table is felt, cloth or wood (white cards are
+    not learned on white paper)."""
+    rng = np.random.default_rng([table, 7])
+    surface = ("felt", "cloth", "wood")[int(rng.integers(3))]  # a card table, not paper
+    return _card_scene(rng, seed, False, surface, size, 1, deck, [label],
+                       place=np.random.default_rng([seed, 8])).image
 
 
 def numeral_capture(colour: str, glyph: str, seed: int, size: tuple[int, int] | None = None
