@@ -67,13 +67,13 @@ class Camera:
 
     def rays(self, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         """World directions (unit, ...x3) of pixels (xs, ys)."""
-        dx = (xs - self.centre[0]) / self.f
-        dy = (ys - self.centre[1]) / self.f
+        dx = ((xs - self.centre[0]) / self.f).astype(np.float32)
+        dy = ((ys - self.centre[1]) / self.f).astype(np.float32)
         r2 = dx * dx + dy * dy
         g = 1 + self.k1 * r2 + self.k2 * r2 * r2
         cam = np.stack([dx * g, dy * g, np.ones_like(dx)], -1)
-        d = cam @ self.rot.T
-        return d / np.linalg.norm(d, axis=-1, keepdims=True)
+        d = cam @ self.rot.T.astype(cam.dtype)
+        return d / np.sqrt((d * d).sum(-1, keepdims=True))
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """Pixels (N x 2) of world points (N x 3)."""
@@ -245,7 +245,7 @@ def develop(radiance: np.ndarray, rng: np.random.Generator, hard: bool) -> tuple
     img *= (1 - vig * rr)[..., None]
     # exposure and white balance error (the camera's gains are not the lamp's colour)
     expo = float(rng.uniform(0.55, 0.95) if not hard else rng.uniform(0.25, 1.1))
-    img *= expo / max(1e-6, float(np.percentile(img, 99)))
+    img *= expo / max(1e-6, float(np.percentile(img[::3, ::3], 99)))
     wb = rng.uniform(0.8, 1.2, 3).astype(np.float32) if hard else rng.uniform(0.9, 1.1, 3)
     img *= wb.astype(np.float32)
     info.update(vignetting=round(vig, 2), exposure=round(expo, 2), wb=[round(float(x), 2) for x in wb])

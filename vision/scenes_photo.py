@@ -582,9 +582,10 @@ class Frame:
         # the table's reflectance from a texture in mm
         texel = cam.mm_per_px(target) / 1.3
         tx, ty = self.table[..., 0], self.table[..., 1]
-        lo = np.array([np.percentile(tx, 0.1), np.percentile(ty, 0.1)]) - 5
-        hi = np.array([np.percentile(tx, 99.9), np.percentile(ty, 99.9)]) + 5
-        while np.any((hi - lo) / texel > 3000):
+        rim = np.concatenate([self.table[0], self.table[-1], self.table[:, 0],
+                              self.table[:, -1]])[:, :2]  # the frame's edge bounds the table
+        lo, hi = rim.min(0) - 5, rim.max(0) + 5
+        while np.any((hi - lo) / texel > 2400):
             texel *= 1.25
         shape = tuple(int(v) + 1 for v in ((hi - lo) / texel)[::-1])
         tex = surface_texture(rng, surface, shape, texel)
@@ -596,6 +597,16 @@ class Frame:
         self.gloss = np.full((h, w), 0.02 if surface != "paper" else 0.05, np.float32)
         self.shininess = np.full((h, w), 8.0, np.float32)
         self.shadow = np.ones((len(self.lamps), h, w), np.float32)
+
+    def clone(self) -> Frame:
+        """A copy to draw into (the table, camera and lamps shared, the buffers copied)."""
+        import copy
+
+        out = copy.copy(self)
+        for name in ("depth", "ids", "top", "albedo", "normal", "gloss", "shininess", "shadow"):
+            setattr(out, name, getattr(self, name).copy())
+        out.bodies = []
+        return out
 
     def bbox(self, pts: np.ndarray, pad: int = 2) -> tuple[int, int, int, int] | None:
         px = self.cam.project(pts)
@@ -919,6 +930,9 @@ def _d20_label(fr: Frame, body: D20) -> str | None:
     return rugen_faces()[body.numbers[body.top] - 1]
 
 
+_TABLES: dict = {}  # the last calibration table's frame, before any card is laid
+
+
 def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
                 size: tuple[int, int] | None, n: int | None, deck: dict | None = None,
                 labels: list[str] | None = None, place: np.random.Generator | None = None
@@ -928,14 +942,23 @@ def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
     deck = deck or deck_style(np.random.default_rng([seed, 99]))
     scale = (size[0] / 1640) if size else 1.0
     card_px = rng.uniform(130, 300) * scale if place is None else rng.uniform(190, 300) * scale
-    cam, cam_name = sample_camera(rng, CARD_MM[0], card_px, size)
-    fr = Frame(cam, rng, surface, hard, np.zeros(3))
+    key = (int(rng.bit_generator.state["state"]["state"]), size) if place is not None else None
+    if key in _TABLES:  # captures on one table: its camera, lamps and cloth made once
+        fr, cam_name = _TABLES[key]
+        fr, cam = fr.clone(), fr.cam
+    else:
+        cam, cam_name = sample_camera(rng, CARD_MM[0], card_px, size)
+        fr = Frame(cam, rng, surface, hard, np.zeros(3))
+        if key is not None:
+            _TABLES.clear()
+            _TABLES[key] = (fr.clone(), cam_name)
     fr.card_gloss = float(deck["gloss"])
     info = {"kind": "cards", "seed": seed, "hard": hard, "surface": surface,
             "camera": cam_name, "height_mm": round(float(cam.pos[2]), 0), "k1": round(cam.k1, 3)}
     if labels is None:
         count = n or int(rng.integers(1, 7))
-        labels = [str(x) for x in rng.choice([r + s for r in RANKS for s in SUITS], count, replace=False)]
+        labels = [str(x) for x in rng.choice([r + s for r in RANKS for s in SUITS], count,
+                                             replace=False)]
     stacks = []  # each a list of cards from the bottom
     if place is None:
         bases = _spots(rng, fr, len(labels), 80.0 if rng.random() < 0.5 else 100.0,
