@@ -377,7 +377,7 @@ def d20_style(rng: np.random.Generator) -> dict:
                                     [0.04, 0.2, 0.04]]))
         ink = np.array(rng.choice([[0.8, 0.8, 0.8], [0.1, 0.55, 0.75]]))
     return {"body": body.astype(np.float32), "ink": ink.astype(np.float32),
-            "font": str(rng.choice(FONTS)), "ink_h": rng.uniform(0.3, 0.4),
+            "font": str(rng.choice(FONTS)), "ink_h": rng.uniform(0.26, 0.36),
             "gloss": rng.uniform(0.1, 0.6), "shine": rng.uniform(20, 120), "light": light}
 
 
