@@ -30,15 +30,16 @@ DUMP = Path("/tmp/s7-judge")
 
 
 def reader_of(kind: str, seed: int, per_face: int = 6, log=print):  # noqa: ANN001, ANN201
-    """The kind's public reader (calibrated on the photo world where it needs it)."""
+    """The kind's public reader (calibrated on the photo world where it needs it) and what
+    the scenes must share with its calibration (cards: the deck's design)."""
     if kind == "pips":
         from vision.pips import read_pips
 
-        return read_pips
+        return read_pips, {}
     if kind == "d20":
         from vision.d20 import read_d20
 
-        return read_d20
+        return read_d20, {}
     if kind == "cards":
         from vision.cards import CardReader, find_cards, learn
         from vision.scenes_photo import card_capture, deck_style
@@ -56,7 +57,7 @@ def reader_of(kind: str, seed: int, per_face: int = 6, log=print):  # noqa: ANN0
             caps[lab] = [(f"{lab}-{seed}", img)]
         log(f"cards: 52 captures rendered in {time.perf_counter() - t0:.0f} s (retaken: "
             f"{', '.join(retakes) or 'none'}); learning")
-        return CardReader(learn(caps)).read
+        return CardReader(learn(caps)).read, {"deck": deck}
     from vision.numerals import calibrate_numerals, read_numerals
     from vision.scenes_photo import numeral_capture
 
@@ -66,7 +67,7 @@ def reader_of(kind: str, seed: int, per_face: int = 6, log=print):  # noqa: ANN0
                         for i, g in enumerate(NUMERAL_GLYPHS) for k in range(per_face)]
     profile, report = calibrate_numerals(caps)
     log(f"numerals: calibrated ({report})")
-    return lambda img: read_numerals(img, profile)
+    return (lambda img: read_numerals(img, profile)), {}
 
 
 def _dump(kind: str, scene, truth, reading, what: str, n: list[int]) -> None:  # noqa: ANN001
@@ -149,13 +150,17 @@ def score(kind: str, res: KindResult, scene, readings: list, extra: dict, dumped
             _dump(kind, scene, t, rs[0], "abstained", dumped)
 
 
-def run(kind: str, n: int, seed: int, per_face: int = 6, log=print) -> dict:  # noqa: ANN001
-    """Read about n scored objects of a kind on photo-like frames; the figures."""
+def run(kind: str, n: int, seed: int, per_face: int = 6, log=print,  # noqa: ANN001
+        same_table: bool = False) -> dict:
+    """Read about n scored objects of a kind on photo-like frames; the figures. Cards are
+    dealt on any table, or with same_table on the card table the deck was learned on."""
     cv2.setNumThreads(1)
     import shutil
 
     shutil.rmtree(DUMP / kind, ignore_errors=True)
-    read = reader_of(kind, seed, per_face, log)
+    read, shared = reader_of(kind, seed, per_face, log)
+    if same_table and kind == "cards":
+        shared["table"] = seed
     read(np.zeros((64, 64, 3), np.uint8))  # a reader's one-time set-up is not a frame's time
     res = KindResult("photo")
     extra = {"phantoms": 0, "unscored": 0, "unscored_wrong": 0}
@@ -167,7 +172,7 @@ def run(kind: str, n: int, seed: int, per_face: int = 6, log=print) -> dict:  # 
         fseed = seed + 11_000_000 + f
         f += 1
         r0 = time.perf_counter()
-        scene = make_photo_scene(kind, fseed)
+        scene = make_photo_scene(kind, fseed, **shared)
         render_s += time.perf_counter() - r0
         t1, c1 = time.perf_counter(), time.process_time()
         readings = read(scene.image)
@@ -178,15 +183,16 @@ def run(kind: str, n: int, seed: int, per_face: int = 6, log=print) -> dict:  # 
         if f % 20 == 0:
             log(f"{kind}: {res.frames} frames, {res.dice} scored, {res.right} right")
     s = res.summary()
-    s.update(extra, kind=kind, world="photo", wall_s=round(time.perf_counter() - t0, 1),
-             render_s=round(render_s, 1), dumps=str(DUMP / kind))
+    s.update(extra, kind=kind, world="photo", same_table=bool(shared.get("table")),
+             wall_s=round(time.perf_counter() - t0, 1), render_s=round(render_s, 1), dumps=str(DUMP / kind))
     return s
 
 
 def print_summary(s: dict) -> None:
     """The figures as people read them."""
     things = "cards" if s["kind"] == "cards" else "dice"
-    print(f"== {s['kind']}, photo world: {things} {s['dice']} in {s['frames']} frames "
+    where = ", on the calibration table" if s.get("same_table") else ""
+    print(f"== {s['kind']}, photo world{where}: {things} {s['dice']} in {s['frames']} frames "
           f"({s['hard_dice']} in hard frames; {s['unscored']} cut or covered, not scored)")
     print(f"accuracy          {s['accuracy']:.2%}  (hard frames {s['hard_accuracy']:.2%})")
     print(f"abstained         {s['abstention_rate']:.2%}  (not found {s['missed']})")
@@ -212,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--per-face", type=int, default=6,
                     help="numeral dice: calibration captures per face and colour")
+    ap.add_argument("--same-table", action="store_true",
+                    help="cards: deal on the table the deck was learned on (default: any)")
     ap.add_argument("--json", action="store_true", help="only the JSON line")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
@@ -220,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    s = run(args.kind, args.n, args.seed, args.per_face, log)
+    s = run(args.kind, args.n, args.seed, args.per_face, log, args.same_table)
     if not args.json:
         print_summary(s)
     print(json.dumps(s))

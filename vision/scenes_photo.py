@@ -859,16 +859,18 @@ def _die_truth(fr: Frame, body: Body, label: str, side: float, seen: tuple[int, 
 
 
 def make_photo_scene(kind: str, seed: int, hard: bool | None = None,
-                     size: tuple[int, int] | None = None, n: int | None = None) -> PhotoScene:
+                     size: tuple[int, int] | None = None, n: int | None = None,
+                     table: int | None = None, deck: dict | None = None) -> PhotoScene:
     """A photo-like frame of one kind of object (KINDS), its truth and id image; the same
-    seed always gives the same picture. `size` renders a smaller frame (tests)."""
+    seed always gives the same picture. `size` renders a smaller frame (tests); cards only:
+    `table` deals on that card table (as card_capture's), `deck` in that deck's design."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
     rng = np.random.default_rng([seed, KINDS.index(kind)])
     hard = bool(rng.random() < 0.3) if hard is None else hard
     surface = SURFACES[int(rng.integers(len(SURFACES)))]
     if kind == "cards":
-        return _card_scene(rng, seed, hard, surface, size, n)
+        return _card_scene(rng, seed, hard, surface, size, n, deck, table=table)
     if kind == "pips":
         side = float(rng.uniform(12, 19))
         style = pip_style(rng)
@@ -933,25 +935,38 @@ def _d20_label(fr: Frame, body: D20) -> str | None:
 _TABLES: dict = {}  # the last calibration table's frame, before any card is laid
 
 
+def _table_frame(table: int, size: tuple[int, int] | None) -> tuple[Frame, str, str]:
+    """The frame of one card table (felt, cloth or wood; camera and lamps fixed by `table`),
+    before any card is laid: made once, cloned for each picture."""
+    key = (table, size)
+    if key not in _TABLES:
+        trng = np.random.default_rng([table, 7])
+        surface = ("felt", "cloth", "wood")[int(trng.integers(3))]  # a card table, not paper
+        scale = (size[0] / 1640) if size else 1.0
+        cam, cam_name = sample_camera(trng, CARD_MM[0], trng.uniform(170, 300) * scale, size)
+        _TABLES.clear()
+        _TABLES[key] = (Frame(cam, trng, surface, False, np.zeros(3)), cam_name, surface)
+    fr, cam_name, surface = _TABLES[key]
+    return fr.clone(), cam_name, surface
+
+
 def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
                 size: tuple[int, int] | None, n: int | None, deck: dict | None = None,
-                labels: list[str] | None = None, place: np.random.Generator | None = None
+                labels: list[str] | None = None, place: bool = False, table: int | None = None
                 ) -> PhotoScene:
-    """Cards dealt on one table; with `place` (a capture), the table and camera come from rng
-    alone and the one card lies near the middle, where `place` puts it."""
+    """Cards dealt on a table: a random one, or the card table `table` (its camera, lamps and
+    cloth; the sensor still noisy, blurred or dim in hard frames). With `place` (a
+    calibration capture) the one card lies near the middle of the frame."""
     deck = deck or deck_style(np.random.default_rng([seed, 99]))
     scale = (size[0] / 1640) if size else 1.0
-    card_px = rng.uniform(130, 300) * scale if place is None else rng.uniform(190, 300) * scale
-    key = (int(rng.bit_generator.state["state"]["state"]), size) if place is not None else None
-    if key in _TABLES:  # captures on one table: its camera, lamps and cloth made once
-        fr, cam_name = _TABLES[key]
-        fr, cam = fr.clone(), fr.cam
+    if table is not None:
+        fr, cam_name, surface = _table_frame(table, size)
+        cam = fr.cam
+        card_px = CARD_MM[0] / cam.mm_per_px(np.zeros(3))
     else:
+        card_px = rng.uniform(130, 300) * scale
         cam, cam_name = sample_camera(rng, CARD_MM[0], card_px, size)
         fr = Frame(cam, rng, surface, hard, np.zeros(3))
-        if key is not None:
-            _TABLES.clear()
-            _TABLES[key] = (fr.clone(), cam_name)
     fr.card_gloss = float(deck["gloss"])
     info = {"kind": "cards", "seed": seed, "hard": hard, "surface": surface,
             "camera": cam_name, "height_mm": round(float(cam.pos[2]), 0), "k1": round(cam.k1, 3)}
@@ -960,14 +975,13 @@ def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
         labels = [str(x) for x in rng.choice([r + s for r in RANKS for s in SUITS], count,
                                              replace=False)]
     stacks = []  # each a list of cards from the bottom
-    if place is None:
+    if not place:
         bases = _spots(rng, fr, len(labels), 80.0 if rng.random() < 0.5 else 100.0,
                        margin_px=card_px * rng.uniform(0.6, 0.85), cluster=False)
     else:
         w, h = cam.size
-        x, y = (w / 2 + place.normal(0, 0.08 * w), h / 2 + place.normal(0, 0.08 * h))
+        x, y = (w / 2 + rng.normal(0, 0.08 * w), h / 2 + rng.normal(0, 0.08 * h))
         bases = [fr.table[int(np.clip(y, 0, h - 1)), int(np.clip(x, 0, w - 1)), :2]]
-        rng = place  # the card's turn and bend vary from capture to capture
     k = 0
     while k < len(labels):
         depth = 1 if len(labels) - k == 1 or rng.random() < 0.5 else int(rng.integers(2, 4))
@@ -1016,14 +1030,12 @@ def _card_scene(rng: np.random.Generator, seed: int, hard: bool, surface: str,
 
 def card_capture(label: str, table: int, seed: int, deck: dict,
                  size: tuple[int, int] | None = None) -> np.ndarray:
-    """A calibration capture: one card of the deck face up near the middle of one table
-    (`table` fixes the surface, camera and lamps; `seed` the card's place, turn and bend,
-    and the sensor's noise), never hard; the table is felt, cloth or wood (white cards are
-    not learned on white paper)."""
-    rng = np.random.default_rng([table, 7])
-    surface = ("felt", "cloth", "wood")[int(rng.integers(3))]  # a card table, not paper
-    return _card_scene(rng, seed, False, surface, size, 1, deck, [label],
-                       place=np.random.default_rng([seed, 8])).image
+    """A calibration capture: one card of the deck face up near the middle of the card table
+    `table` (felt, cloth or wood: white cards are not learned on white paper); `seed` sets the
+    card's place, turn and bend, and the sensor's noise; never hard."""
+    rng = np.random.default_rng([seed, 8])
+    return _card_scene(rng, seed, False, "", size, 1, deck, [label], place=True,
+                       table=table).image
 
 
 def numeral_capture(colour: str, glyph: str, seed: int, size: tuple[int, int] | None = None
