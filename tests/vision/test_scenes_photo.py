@@ -200,3 +200,14 @@ def test_bench_photo_world_refuses_the_labelled_dice(capsys):
 
     assert main(["bench", "vision", "--world", "photo"]) == 1
     assert "not in the photo world" in capsys.readouterr().err
+
+
+def test_cards_dealt_on_one_card_table_share_its_camera_and_cloth():
+    deck = deck_style(np.random.default_rng(3))
+    a = make_photo_scene("cards", 1, size=SMALL, n=2, table=5, deck=deck)
+    b = make_photo_scene("cards", 2, size=SMALL, n=2, table=5, deck=deck)
+    c = make_photo_scene("cards", 1, size=SMALL, n=2, table=6, deck=deck)
+    same = ("camera", "height_mm", "k1", "surface")
+    assert [a.info[k] for k in same] == [b.info[k] for k in same]
+    assert a.info["surface"] in ("felt", "cloth", "wood")
+    assert [a.info[k] for k in same] != [c.info[k] for k in same]
