@@ -132,6 +132,9 @@ def score(kind: str, res: KindResult, scene, readings: list, extra: dict, dumped
             continue
         res.dice += 1
         res.hard_dice += hard
+        tally = extra.setdefault("by_surface", {}).setdefault(scene.info["surface"], [0, 0])
+        tally[0] += 1
+        tally[1] += bool(rs) and labels == {_label(t)}
         if not rs:
             res.missed += 1
             res.abstained += 1
@@ -201,6 +204,8 @@ def print_summary(s: dict) -> None:
           "covered objects, not counted)")
     print(f"latency per frame median {s['latency_ms_median']:.1f} ms, p95 "
           f"{s['latency_ms_p95']:.1f} ms (wall, one core); CPU median {s['cpu_ms_median']:.1f} ms")
+    print("right by surface: " + ", ".join(
+        f"{k} {r}/{n}" for k, (n, r) in sorted(s.get("by_surface", {}).items())))
     for e in s["error_examples"]:
         print(f"  {e}")
     print(f"failures dumped to {s['dumps']}")
