@@ -227,7 +227,7 @@ def pip_style(rng: np.random.Generator, held_out: bool = False) -> dict:
             "red_faces": (1, 4) if light and rng.random() < 0.3 else (),
             "round": rng.uniform(0.08, 0.2), "pip": rng.uniform(0.075, 0.1),
             "depth": rng.uniform(0.25, 0.6), "spacing": rng.uniform(0.24, 0.3),
-            "gloss": rng.uniform(0.05, 0.5), "shine": rng.uniform(15, 90), "light": light}
+            "gloss": rng.uniform(0.05, 0.5), "shine": rng.uniform(60, 400), "light": light}
 
 
 # -- the d20 -------------------------------------------------------------------------------
@@ -378,7 +378,7 @@ def d20_style(rng: np.random.Generator) -> dict:
         ink = np.array(rng.choice([[0.8, 0.8, 0.8], [0.1, 0.55, 0.75]]))
     return {"body": body.astype(np.float32), "ink": ink.astype(np.float32),
             "font": str(rng.choice(FONTS)), "ink_h": rng.uniform(0.26, 0.36),
-            "gloss": rng.uniform(0.1, 0.6), "shine": rng.uniform(20, 120), "light": light}
+            "gloss": rng.uniform(0.1, 0.6), "shine": rng.uniform(80, 500), "light": light}
 
 
 # -- Namaste numeral dice ------------------------------------------------------------------
@@ -432,7 +432,7 @@ def numeral_style(rng: np.random.Generator, colour: str) -> dict:
     return {"body": (body * rng.uniform(0.9, 1.05)).astype(np.float32),
             "ink": ink.astype(np.float32), "font": str(rng.choice(FONTS)),
             "ink_h": rng.uniform(0.4, 0.55), "round": rng.uniform(0.08, 0.16),
-            "gloss": rng.uniform(0.05, 0.4), "shine": rng.uniform(15, 80), "light": True}
+            "gloss": rng.uniform(0.05, 0.4), "shine": rng.uniform(60, 400), "light": True}
 
 
 # -- cards ---------------------------------------------------------------------------------
@@ -767,7 +767,7 @@ class Frame:
         self.albedo[yy, xx] = alb.reshape(-1, 3)
         self.normal[yy, xx] = nw
         self.gloss[yy, xx] = self.card_gloss
-        self.shininess[yy, xx] = 30.0
+        self.shininess[yy, xx] = 60.0
         # the card's own thin shadow on what is below it, to the side away from each lamp
         for li, lamp in enumerate(self.lamps):
             away = card.xy - lamp.pos[:2]
@@ -796,7 +796,9 @@ class Frame:
             half = ldir + view
             half /= np.linalg.norm(half, axis=-1, keepdims=True)
             nh = np.maximum((self.normal * half).sum(-1), 0)
-            spec = self.gloss * nh ** self.shininess * (self.shininess + 8) / 25
+            # a lamp's highlight: at most `gloss` of its light (a sharp lobe: a flat facet
+            # lights up whole only near the mirror direction)
+            spec = self.gloss * nh ** self.shininess
             out = out + (self.albedo * irr[..., None] + (spec * irr)[..., None]) * lamp.colour
         return out.astype(np.float32)
 
