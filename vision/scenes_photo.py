@@ -279,10 +279,10 @@ def rugen_faces() -> tuple[str, ...]:
 
 
 @cache
-def _number_decal(text: str, font_name: str, px: int) -> np.ndarray:
-    """A number's ink mask; 6 and 9 with a bar under them."""
+def _number_decal(text: str, font_name: str, px: int, bar: bool = True) -> np.ndarray:
+    """A number's ink mask; 6 and 9 with a bar under them (where a die has both)."""
     m = text_mask(text, font_name, px)
-    if text in ("6", "9"):
+    if bar and text in ("6", "9"):
         bar = np.zeros((max(2, px // 4), m.shape[1]), np.float32)
         bar[-max(1, px // 8):, :] = 1
         m = np.vstack([m, bar])
@@ -396,7 +396,7 @@ class NumeralDie(Body):
         rot = _rot_z(rng.uniform(0, 2 * math.pi)) @ _frame_to(CUBE_FACES[face][0])
         super().__init__(oid, np.array([xy[0], xy[1], b]), rot, b * math.sqrt(3) + 0.5)
         self.b, self.r, self.up, self.style = b, side * style["round"], up, style
-        self.decals = [Decal(_number_decal(g, style["font"], 48),
+        self.decals = [Decal(_number_decal(g, style["font"], 48, bar=False),
                              side * style["ink_h"] * (0.8 if "/" in g else 1.0), (0, 0),
                              rng.uniform(-0.08, 0.08)) for g in NUMERAL_GLYPHS]
 
