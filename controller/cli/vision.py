@@ -107,6 +107,8 @@ def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
                    help="what to read: labelled dice (default) , pip dice or cards")
+    p.add_argument("--world", choices=["generated", "photo"], default="generated",
+                   help="photo: the independent judge's photo-like world (vision.scenes_photo)")
     p.set_defaults(func=cmd_bench_vision)
 
 
@@ -288,6 +290,9 @@ def cmd_bench_vision(args: argparse.Namespace) -> int:
 
     if args.kind != "dice":
         return cmd_bench_kind(args)
+    if getattr(args, "world", "generated") == "photo":
+        return _fail("--world photo reads pips, numerals, d20 and cards; the labelled dice "
+                     "are not in the photo world yet (give --kind pips|numerals|d20|cards)")
     n = args.dice or (60 if args.quick else 1000)
     tables = args.tables or (1 if args.quick else (4 if args.classic else 10))
     per_label = 4 if args.quick else 6

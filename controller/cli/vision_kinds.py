@@ -108,6 +108,19 @@ def cmd_bench_kind(args: argparse.Namespace) -> int:
     n = args.dice or (60 if args.quick else 1000)
     from controller.cli.vision import run_bench
 
+    if getattr(args, "world", "generated") == "photo":  # the independent judge's world
+        from vision.bench_photo import print_summary
+
+        out = run_bench([sys.executable, "-m", "vision.bench_photo", "--kind", args.kind,
+                         "--n", str(args.dice or (20 if args.quick else 200)),
+                         "--seed", str(args.seed), "--json"])
+        if isinstance(out, int):
+            return out
+        if args.json:
+            print(json.dumps(out))
+        else:
+            print_summary(out)
+        return 0
     split = getattr(args, "split", "both") or "both"
     cmd = [sys.executable, "-m", "vision.bench_kinds", "--kind", args.kind, "--dice", str(n),
            "--seed", str(args.seed), "--split", split]
