@@ -214,6 +214,17 @@ def resolve(path: str | os.PathLike) -> Path:
     return path / versions[-1]
 
 
+def _checked_file(path: Path, manifest: dict) -> bytes:
+    """The bytes of a profile's file, checked against the manifest's checksum of it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise BadProfile(f"{path}: missing ({e})") from e
+    if hashlib.sha256(raw).hexdigest() != manifest.get("files", {}).get(path.name):
+        raise BadProfile(f"{path}: checksum does not match the manifest (corrupt or edited)")
+    return raw
+
+
 def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile:
     """Load and validate a profile (a version folder or a store); BadProfile names the file."""
     folder = resolve(path)
@@ -235,12 +246,7 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
         raise BadProfile(f"{mpath}: made for another recognizer (descriptor {desc}); "
                          "recalibrate with this version")
     ppath = folder / "patches.npz"
-    try:
-        raw = ppath.read_bytes()
-    except OSError as e:
-        raise BadProfile(f"{ppath}: missing ({e})") from e
-    if hashlib.sha256(raw).hexdigest() != m.get("files", {}).get("patches.npz"):
-        raise BadProfile(f"{ppath}: checksum does not match the manifest (corrupt or edited)")
+    raw = _checked_file(ppath, m)
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as z:
             patches, labels = z["patches"], z["labels"]
@@ -269,13 +275,7 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
     classifier = None
     if version >= 2:
         cpath = folder / "classifier.npz"
-        try:
-            craw = cpath.read_bytes()
-        except OSError as e:
-            raise BadProfile(f"{cpath}: missing ({e})") from e
-        if hashlib.sha256(craw).hexdigest() != m.get("files", {}).get("classifier.npz"):
-            raise BadProfile(f"{cpath}: checksum does not match the manifest (corrupt or "
-                             "edited)")
+        craw = _checked_file(cpath, m)
         try:
             with np.load(io.BytesIO(craw), allow_pickle=False) as z:
                 classifier = FaceClassifier.from_arrays(dict(z), len(labs))

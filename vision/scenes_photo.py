@@ -148,6 +148,12 @@ class Body:
         """A cheaper field for shadows (no dimples or ink)."""
         return self.sdf(p)
 
+    def _lay_cube(self, oid: int, rng: np.random.Generator, xy: np.ndarray, b: float,
+                  face: int) -> None:
+        """Lay a cube of half side b flat at xy, CUBE_FACES[face] up, turned at random."""
+        rot = _rot_z(rng.uniform(0, 2 * math.pi)) @ _frame_to(CUBE_FACES[face][0])
+        Body.__init__(self, oid, np.array([xy[0], xy[1], b]), rot, b * math.sqrt(3) + 0.5)
+
     def paint(self, p: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(albedo N x 3, specular strength N) at local surface points."""
         raise NotImplementedError
@@ -164,8 +170,7 @@ class PipDie(Body):
                  up: int, style: dict) -> None:
         b = side / 2
         face = PIP_FACE_VALUES.index(up)
-        rot = _rot_z(rng.uniform(0, 2 * math.pi)) @ _frame_to(CUBE_FACES[face][0])
-        super().__init__(oid, np.array([xy[0], xy[1], b]), rot, b * math.sqrt(3) + 0.5)
+        self._lay_cube(oid, rng, xy, b, face)
         self.b, self.side, self.up, self.style = b, side, up, style
         self.r = side * style["round"]
         a = side * style["pip"]
@@ -393,8 +398,7 @@ class NumeralDie(Body):
                  up: str, style: dict) -> None:
         b = side / 2
         face = NUMERAL_GLYPHS.index(up)
-        rot = _rot_z(rng.uniform(0, 2 * math.pi)) @ _frame_to(CUBE_FACES[face][0])
-        super().__init__(oid, np.array([xy[0], xy[1], b]), rot, b * math.sqrt(3) + 0.5)
+        self._lay_cube(oid, rng, xy, b, face)
         self.b, self.r, self.up, self.style = b, side * style["round"], up, style
         self.decals = [Decal(_number_decal(g, style["font"], 48, bar=False),
                              side * style["ink_h"] * (0.8 if "/" in g else 1.0), (0, 0),
