@@ -24,6 +24,17 @@ from vision.labels import FORTUNES_AND_WINDS, DieSet
 from vision.recognizer import calibrate
 
 
+def learning_failed(exc: Exception) -> dict:
+    """A calibration page's progress when learning stopped on `exc` (nothing written)."""
+    return {"state": "failed", "fraction": 1.0, "message": str(exc), "report": None}
+
+
+def learned(version: Path, **fields: object) -> dict:
+    """A calibration page's progress when learning wrote `version` (not yet active)."""
+    return {"state": "done", "fraction": 1.0, "message": f"{version.name} is ready: activate it "
+            "to use it", "version": version.name, **fields}
+
+
 class Calibrator:
     """Captures, learning with progress, and the profile store's versions."""
 
@@ -103,13 +114,10 @@ class Calibrator:
             path = profiles.save_profile(profile, self.store, activate=False)
         except VisionError as exc:
             with self._lock:
-                self._progress = {"state": "failed", "fraction": 1.0, "message": str(exc),
-                                  "report": None}
+                self._progress = learning_failed(exc)
             return
         with self._lock:
-            self._progress = {"state": "done", "fraction": 1.0,
-                              "message": f"{path.name} is ready: activate it to use it",
-                              "report": report.to_json(), "version": path.name}
+            self._progress = learned(path, report=report.to_json())
 
     def set_corners(self, corners: list) -> None:
         """The felt's four corners in the camera's picture (image px, clockwise from the

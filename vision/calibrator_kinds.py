@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from vision import profile as profiles
+from vision.calibrator import learned, learning_failed
 from vision.cards import (
     BadDeck,
     CardModel,
@@ -386,13 +387,10 @@ class GuidedCalibrator:
             path = save_version(self.store, self.kind, write, report)
         except (VisionError, OSError) as exc:
             with self._lock:
-                self._progress = {"state": "failed", "fraction": 1.0, "message": str(exc),
-                                  "report": None}
+                self._progress = learning_failed(exc)
             return
         with self._lock:
-            self._progress = {"state": "done", "fraction": 1.0,
-                              "message": f"{path.name} is ready: activate it to use it",
-                              "report": None, "summary": report, "version": path.name}
+            self._progress = learned(path, report=None, summary=report)
 
     def build(self, captures: dict) -> tuple[Callable[[Path], None], dict]:
         raise NotImplementedError

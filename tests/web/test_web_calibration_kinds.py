@@ -7,12 +7,21 @@ the card asked for, or what a test says is laid instead."""
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
 import pytest
 from conftest import open_table
-from test_web_browser import CHROMIUM, frame_jpeg, new_page, serve_app, setup_banker, shot
+from test_web_browser import (  # noqa: F401 (the browser fixture)
+    CHROMIUM,
+    browser,
+    frame_jpeg,
+    new_page,
+    serve_app,
+    setup_banker,
+    shot,
+)
 
 from vision.calibrator_kinds import DeckCalibrator, NumeralCalibrator
 from vision.scenes_cards import capture, sample_table
@@ -59,17 +68,20 @@ class Felt:
         return self.image
 
 
-def deck_app(tmp_path, felt, **kw):
+def calibration_app(tmp_path, table, cal):
+    """The dashboard of `table` whose Calibration page is `cal`'s."""
     from web import Services, create_app
     from web.camera import StillCamera
 
+    return create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
+                      Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
+
+
+def deck_app(tmp_path, felt, **kw):
     cal = DeckCalibrator(tmp_path / "calibrations", tmp_path / "captures", felt.frame,
                          show=felt.show, on_activate=felt.activated.append,
                          active_dir=tmp_path / "profiles" / "roche", **kw)
-    tbl = open_table(tmp_path / "journal.sqlite3")
-    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     Services(table=tbl, camera=StillCamera(frame_jpeg()), calibrator=cal))
-    return app, cal
+    return calibration_app(tmp_path, open_table(tmp_path / "journal.sqlite3"), cal), cal
 
 
 # -- through the test client ------------------------------------------------------------------
@@ -159,15 +171,19 @@ def test_a_corrupt_version_is_not_activated(deck_client, tmp_path):
 # -- in the browser ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def browser():
-    import playwright.sync_api as playwright_api
-    from test_web_browser import ARGS
-
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
-        b.close()
+@contextmanager
+def banker_page(chromium, app, tmp_path, viewport=(1180, 820)):
+    """`app` served, a page of it in the `chromium` browser signed in as the banker; closed
+    after."""
+    url, stop = serve_app(app, tmp_path / "web")
+    try:
+        page = new_page(chromium, {"width": viewport[0], "height": viewport[1]})
+        page.set_default_timeout(60_000)
+        setup_banker(page, url)
+        yield page, url
+        page.close()
+    finally:
+        stop()
 
 
 def capture_next(page, button="#capture"):
@@ -179,17 +195,13 @@ def capture_next(page, button="#capture"):
 
 @pytest.mark.slow
 @needs_chromium
-def test_a_whole_deck_learned_in_the_browser(browser, tmp_path):
+def test_a_whole_deck_learned_in_the_browser(browser, tmp_path):  # noqa: F811 (the shared fixture)
     """The 24 cards of Roche's poker decks, card by card: a bare cloth and a card laid twice
     are refused on the page with what to do, the banker retakes; learned, activated (the
     running table is handed the model), a second version rolled back."""
     felt = Felt()
     app, cal = deck_app(tmp_path, felt)
-    url, stop = serve_app(app, tmp_path / "web")
-    try:
-        page = new_page(browser, {"width": 1180, "height": 820})
-        page.set_default_timeout(60_000)
-        setup_banker(page, url)
+    with banker_page(browser, app, tmp_path) as (page, url):
         page.goto(url + "/calibration/")
         for i, label in enumerate(cal.labels()):
             rank, suit = label[0], {"S": "spades", "H": "hearts", "D": "diamonds",
@@ -228,9 +240,6 @@ def test_a_whole_deck_learned_in_the_browser(browser, tmp_path):
         page.click("text=Roll back")
         page.wait_for_selector("#versions li[data-version=v001] strong")
         assert cal.versions()["active"] == "v001" and len(felt.activated) == 3
-        page.close()
-    finally:
-        stop()
 
 
 @cache
@@ -250,22 +259,14 @@ def numeral_capture(key: str) -> np.ndarray:
 
 @pytest.mark.slow
 @needs_chromium
-def test_a_numeral_die_set_learned_in_the_browser_in_french(browser, tmp_path):
-    from web import Services, create_app
-    from web.camera import StillCamera
-
+def test_a_numeral_die_set_learned_in_the_browser_in_french(browser, tmp_path):  # noqa: F811 (the shared fixture)
     felt = Felt(numeral_capture)
     cal = NumeralCalibrator(tmp_path / "calibrations", tmp_path / "captures", felt.frame,
                             show=felt.show, on_activate=felt.activated.append,
                             active_dir=tmp_path / "profiles" / "namaste")
     tbl = open_table(tmp_path / "journal.sqlite3")
-    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     Services(table=tbl, camera=StillCamera(frame_jpeg()), calibrator=cal))
-    url, stop = serve_app(app, tmp_path / "web")
-    try:
-        page = new_page(browser, {"width": 820, "height": 1180})
-        page.set_default_timeout(60_000)
-        setup_banker(page, url)
+    app = calibration_app(tmp_path, tbl, cal)
+    with banker_page(browser, app, tmp_path, (820, 1180)) as (page, url):
         page.click("header form[action='/language/fr'] button")
         page.wait_for_selector("html[lang=fr]")
         page.goto(url + "/calibration/")
@@ -287,9 +288,6 @@ def test_a_numeral_die_set_learned_in_the_browser_in_french(browser, tmp_path):
         assert felt.activated == [tmp_path / "profiles" / "namaste"]
         assert (tmp_path / "profiles" / "namaste" / "numerals.json").is_file()
         shot(page, "calibration-numerals-learned")
-        page.close()
-    finally:
-        stop()
 
 
 # -- on the real demo table -------------------------------------------------------------------
@@ -315,78 +313,61 @@ def demo_rig(tmp_path, mode):
 
 @pytest.mark.slow
 @needs_chromium
-def test_the_demo_tables_numeral_dice_learned_and_read_from_the_next_frame(browser, tmp_path):
+def test_the_demo_tables_numeral_dice_learned_and_read_from_the_next_frame(
+        browser, tmp_path):  # noqa: F811 (the shared fixture)
     """Namaste on the demo table: the page asks for each face, the demo lays it
     (`CameraRig.show`), the set's colours are learned and activated, and the running table
     reads with them at once."""
-    from web import Services, create_app
-    from web.camera import StillCamera
-
     config, table, rig, cal = demo_rig(tmp_path, "namaste")
     assert isinstance(cal, NumeralCalibrator)
-    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
-    url, stop = serve_app(app, tmp_path / "web")
+    app = calibration_app(tmp_path, table, cal)
     try:
-        page = new_page(browser, {"width": 1180, "height": 820})
-        page.set_default_timeout(60_000)
-        setup_banker(page, url)
-        page.goto(url + "/calibration/")
-        for i, label in enumerate(cal.labels()):
-            colour, face = label.split(" ", 1)
-            assert f"Lay the {colour} die with {face} up" in page.text_content("#next-face")
-            capture_next(page)
-            assert page.text_content("#captured-count") == f"{i + 1} of 12 captured", (
-                page.text_content("#capture-result") if page.query_selector(
-                    "#capture-result") else "")
-        page.click("#learn")
-        page.wait_for_selector("#learned")
-        page.click("#versions li[data-version=v001] button")
-        page.wait_for_selector("#versions li[data-version=v001] strong")
-        shot(page, "calibration-demo-numerals")
-        page.close()
+        with banker_page(browser, app, tmp_path) as (page, url):
+            page.goto(url + "/calibration/")
+            for i, label in enumerate(cal.labels()):
+                colour, face = label.split(" ", 1)
+                assert f"Lay the {colour} die with {face} up" in page.text_content("#next-face")
+                capture_next(page)
+                assert page.text_content("#captured-count") == f"{i + 1} of 12 captured", (
+                    page.text_content("#capture-result") if page.query_selector(
+                        "#capture-result") else "")
+            page.click("#learn")
+            page.wait_for_selector("#learned")
+            page.click("#versions li[data-version=v001] button")
+            page.wait_for_selector("#versions li[data-version=v001] strong")
+            shot(page, "calibration-demo-numerals")
         active = config.data_dir / "profiles" / "namaste"
         assert rig.place["profile_path"] == str(active / "numerals.json")
         rig.show("WHITE-4")  # read with the learned colours from the next frame on
         read = rig.place["recognizer"].read(rig.loop.last_frame.image, rig.place["geometry"])
         assert [o["label"] for o in read] == ["WHITE-4"]
     finally:
-        stop()
         rig.stop()
         table.journal.close()
 
 
 @pytest.mark.slow
 @needs_chromium
-def test_the_demo_tables_printed_deck_card_by_card(browser, tmp_path):
+def test_the_demo_tables_printed_deck_card_by_card(browser, tmp_path):  # noqa: F811 (the shared fixture)
     """Roche on the demo table: the printed deck chosen on the page, the demo lays each card
     asked for and the page keeps it (the first cards; the whole flow is the test above)."""
-    from web import Services, create_app
-    from web.camera import StillCamera
-
     config, table, rig, cal = demo_rig(tmp_path, "roche")
     assert isinstance(cal, DeckCalibrator)
-    app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
-                     Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
-    url, stop = serve_app(app, tmp_path / "web")
+    app = calibration_app(tmp_path, table, cal)
     try:
-        page = new_page(browser, {"width": 1180, "height": 820})
-        page.set_default_timeout(60_000)
-        setup_banker(page, url)
-        page.goto(url + "/calibration/")
-        with page.expect_navigation():
-            page.click("text=the printed Roche deck")
-        assert page.get_attribute(".chosen-deck", "data-deck") == "roche"
-        assert page.text_content("#captured-count") == "0 of 54 captured"
-        for i, label in enumerate(cal.labels()[:3]):
-            assert f"({label})" in page.text_content("#next-face")
-            capture_next(page)
-            assert page.text_content("#captured-count") == f"{i + 1} of 54 captured"
-            assert page.text_content(f"#captures tr[data-label='{label}'] td.result") == "read"
-        shot(page, "calibration-demo-deck")
-        page.close()
+        with banker_page(browser, app, tmp_path) as (page, url):
+            page.goto(url + "/calibration/")
+            with page.expect_navigation():
+                page.click("text=the printed Roche deck")
+            assert page.get_attribute(".chosen-deck", "data-deck") == "roche"
+            assert page.text_content("#captured-count") == "0 of 54 captured"
+            for i, label in enumerate(cal.labels()[:3]):
+                assert f"({label})" in page.text_content("#next-face")
+                capture_next(page)
+                assert page.text_content("#captured-count") == f"{i + 1} of 54 captured"
+                assert page.text_content(f"#captures tr[data-label='{label}'] td.result") == "read"
+            shot(page, "calibration-demo-deck")
     finally:
-        stop()
         rig.stop()
         table.journal.close()
 
