@@ -89,9 +89,13 @@ class Mode:
     #: deal, the result in words, the round's details); None: every result. Namaste prints
     #: only its final score slip, not one a turn.
     slip_results: tuple[str, ...] | None = None
+    #: Each bet spot of the ledger ("cut.3") in words: a plain text or a
+    #: `controller.settings.phrase` (template, values), for the receipts and the dashboard.
+    bet_words: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "result_words", MappingProxyType(dict(self.result_words)))
+        object.__setattr__(self, "bet_words", MappingProxyType(dict(self.bet_words)))
         object.__setattr__(self, "printables", MappingProxyType(dict(self.printables)))
 
     @property
@@ -141,12 +145,25 @@ class Mode:
                         "holder": ended.holder or "", "details": dict(ended.details)})
         return out
 
+    def words_of_bet(self, bet: str) -> Any:
+        """The words of a bet named by its spot or its id, or None (`words_of_bet`)."""
+        return words_of_bet(self.bet_words, bet)
+
     def page(self) -> Any:
         """The dashboard page object (web side), or None for the generic page."""
         return resolve_ref(self.page_ref) if self.page_ref else None
 
 
 _REFS = {"odds": "odds_ref", "simulation": "simulate_ref", "advisor": "advise_ref"}
+
+
+def words_of_bet(words: Mapping[str, Any], bet: str) -> Any:
+    """The words (`Mode.bet_words`) of a bet named by its spot ("cut.3") or its id ("cut:3"),
+    or None. A spot with a group between its kind and its number (Street Rugen's
+    "side.GROUP.3") takes the words of the kind and the number ("side.3")."""
+    spot = bet.lower().replace(":", ".")
+    parts = spot.split(".")
+    return words.get(bet, words.get(spot, words.get(f"{parts[0]}.{parts[-1]}")))
 
 _lock = threading.Lock()
 _modes: dict[str, Mode] | None = None

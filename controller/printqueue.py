@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 from controller.chain import short
 from controller.games.base import Command, Event
-from controller.modes import find_mode, modes
+from controller.modes import Mode, find_mode, modes
+from controller.settings import Name
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,30 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def words_json(words: Any) -> dict:
+    """Words (a text, or a `controller.settings.phrase`'s template and values) as a receipt's
+    data: the template, the values, and which values are names (printed as they are); the
+    printer translates the template and the other values (hardware/receipts.py `say`)."""
+    template, values = (words, {}) if isinstance(words, str) else words
+    return {"template": template, "values": dict(values),
+            "names": sorted(k for k, v in values.items() if isinstance(v, Name))}
+
+
+def _bet(record: Mode | None, bet: str) -> dict:
+    """A slip's bet: its id or spot, and its words when the mode has them."""
+    words = record.words_of_bet(bet) if record is not None else None
+    return {"bet": bet} if words is None else {"bet": bet, "bet_words": words_json(words)}
+
+
 def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str],
               mode: str = "") -> list[tuple[str, dict]]:
-    """The receipts a command's events call for: a bet slip per bet, a payout slip per win,
-    and the end slip of `mode` (its record says which ends print one) when a round ends."""
+    """The receipts a command's events call for: a bet slip per bet, a payout slip per win
+    (each with the bet in the mode's words, `Mode.bet_words`), and the end slip of `mode` (its
+    record says which ends print one) when a round ends."""
     wanted = set(slips)
     out = []
-    ending = find_mode(mode) if "round" in wanted and mode in modes() else None
+    record = find_mode(mode) if mode in modes() else None
+    ending = record if "round" in wanted else None
     for n, event in enumerate(events, start=1):
         slip = f"S{seq}-{n}"
         if event.kind == "bet-placed" and "bet" in wanted:
@@ -59,11 +77,13 @@ def slips_for(events: Iterable[Event], seq: int, slips: Iterable[str],
             # slip too; the mode's own layout (hardware/templates/MODE/) prints it.
             extra = {k: v for k, v in event.data.items() if k not in ("player", "bet", "amount")}
             out.append(("bet-slip", {"pays": "", **extra, "slip": slip,
-                                     "player": event.data["player"], "bet": event.data["bet"],
+                                     "player": event.data["player"],
+                                     **_bet(record, event.data["bet"]),
                                      "stake": event.data["amount"]}))
         elif event.kind == "bet-settled" and "payout" in wanted and event.data.get("paid"):
             out.append(("payout-slip", {"slip": slip, "player": event.data["player"],
-                                        "bet": event.data["bet"], "stake": event.data["stake"],
+                                        **_bet(record, event.data["bet"]),
+                                        "stake": event.data["stake"],
                                         "result": event.data["result"],
                                         "paid": event.data["paid"]}))
         elif ending is not None:

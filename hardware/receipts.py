@@ -15,7 +15,8 @@ marked `{{ _("Stake") }}` (jinja2's i18n extension) and found in the gettext cat
 `receipts` domain, `CATALOGS/LANG/LC_MESSAGES/receipts.mo`, loaded by path: the running table
 hands the folder (the dashboard's `web/translations`, where `receipts.po` sits beside the
 dashboard's `messages.po`; hardware/ imports nothing of web/). Words that arrive as data (a
-round's result in words, a bet's result) are looked up in the same catalog when printed.
+round's result in words, a bet's result) are looked up in the same catalog when printed; a
+bet in words arrives as its template and values apart (`bet_words`, printed by `say`).
 `tests/hardware/test_hardware_receipts.py` fails while a receipt word has no French; to add
 words see docs/hardware.md, "Receipts in French".
 """
@@ -82,6 +83,14 @@ def environment(language: str = "en", catalogs: str = "") -> jinja2.Environment:
     return env
 
 
+def say(phrase: Mapping[str, Any], words: gettext.NullTranslations) -> str:
+    """Words that arrive as data with their template apart (a bet in words: `template`,
+    `values`, and `names`, the values printed as they are) in the receipt's language."""
+    values = {k: v if k in phrase["names"] or not isinstance(v, str) else words.gettext(v)
+              for k, v in phrase["values"].items()}
+    return words.gettext(phrase["template"]) % values
+
+
 def template_name(kind: str, mode: str | None = None) -> str:
     """The template file for `kind`: the mode's own if it has one."""
     if mode and (TEMPLATES / mode / f"{kind}.txt").is_file():
@@ -105,7 +114,7 @@ def draw(printer, kind: str, data: Mapping[str, Any], *, paper_mm: int = 80,
     words = translations(language, str(catalogs))
     text = environment(language, str(catalogs)).get_template(
         template_name(kind, mode)).render(**data, bet_result=lambda r: words.gettext(
-            BET_RESULTS.get(r, r)))
+            BET_RESULTS.get(r, r)), say=lambda w: say(w, words))
     if copy:
         printer.set(align="center", bold=True, double_height=True, double_width=True)
         printer.textln(words.gettext(COPY))

@@ -12,6 +12,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from controller.errors import FeltbankError
 from controller.history import export
+from controller.modes import words_of_bet
 from web.auth import banker_required
 from web.data import journal, table
 from web.i18n import N_, say, t
@@ -137,7 +138,7 @@ def bet_title(bet: dict, mode: str) -> str:
     if bet.get("name"):
         return t(bet["name"])
     words = page_for(mode).bet_words
-    spot = words.get(bet["id"].lower().replace(":", ".", 1))  # "cut:3" is spot "cut.3"
+    spot = words_of_bet(words, bet["id"])  # "cut:3" is spot "cut.3"
     if spot is not None:
         return say(spot)
     kind = bet["id"].split(":", 1)[0]

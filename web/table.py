@@ -9,6 +9,7 @@ from itsdangerous import BadSignature
 from controller import games
 from controller.errors import IllegalCommand
 from controller.games.base import Command, RoundEnded
+from controller.modes import words_of_bet
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
@@ -41,8 +42,9 @@ def describe(record, bet_words: dict | None = None, secret=None) -> str:
             return "•"
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
-        if key == "bet":
-            return say(bet_words.get(value, value))
+        if key == "bet" and isinstance(value, str):
+            found = words_of_bet(bet_words, value)
+            return say(found if found is not None else value)
         if key == "mode":
             return str(value)
         return str(value)

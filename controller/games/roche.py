@@ -522,6 +522,29 @@ class GrandRoche(Roche):
 
 RESULT_WORDS = {"cut": "a suit is cut"}
 
+
+def _bet_words() -> dict:
+    """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement, the
+    journal and the slips; and the odds report's "single:3", a bet on one card of a suit."""
+    out: dict = {"cavalry": "Cavalry"}
+    for rank in RANKS:
+        suit = suit_words(rank)
+        out[Bet("cut", rank).spot] = phrase(N_("%(suit)s to cut"), suit=suit)[1]
+        out[Bet("day", rank).spot] = phrase(N_("%(suit)s all Day"), suit=suit)[1]
+        out[Bet("night", rank).spot] = phrase(N_("%(suit)s all Night"), suit=suit)[1]
+        out[Bet("starlight", rank).spot] = phrase(N_("Starlight on %(suit)s"), suit=suit)[1]
+        for kind in CARD_BETS:
+            out[f"{kind}.{rank}"] = phrase(N_("%(bet)s on a card of %(suit)s"),
+                                           bet=BET_NAMES[kind], suit=suit)[1]
+    for card in load_deck("roche").cards:
+        for kind in CARD_BETS:
+            out[Bet(kind, card.rank, card.label).spot] = phrase(
+                N_("%(bet)s: %(card)s"), bet=BET_NAMES[kind], card=Name(card.label))[1]
+    return out
+
+
+BET_WORDS: Mapping[str, Any] = MappingProxyType(_bet_words())
+
 MODE = Mode(
     engine=Roche(),
     equipment="roche",
@@ -530,6 +553,7 @@ MODE = Mode(
     simulate_ref="controller.odds.roche:simulate_roche",
     page_ref="web.modes.roche:PAGE",
     result_words=RESULT_WORDS,
+    bet_words=BET_WORDS,
 )
 
 GRAND_MODE = Mode(
@@ -540,4 +564,5 @@ GRAND_MODE = Mode(
     simulate_ref="controller.odds.roche:simulate_grand_roche",
     page_ref="web.modes.roche:GRAND_PAGE",
     result_words=RESULT_WORDS,
+    bet_words=BET_WORDS,
 )

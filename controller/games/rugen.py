@@ -874,6 +874,21 @@ class CapitalRugen(RugenEngine):
 RESULT_WORDS = {"broken": "the chain is broken"}
 
 
+def _breaks_the_chain(number: int) -> tuple:
+    """A Street or Capital Rugen spot in words: the number the player takes."""
+    return phrase(N_("%(number)s to break the chain"), number=number)[1]
+
+
+#: Each mode's bet spots (the ledger's names, "chain-day.3") in words.
+HOUSE_WORDS = {HouseBet(k, n).spot: phrase(N_("%(bet)s on %(number)s"), bet=HOUSE_NAMES[k],
+                                           number=n)[1]
+               for k in HOUSE_KINDS for n in NUMBERS}
+STREET_WORDS = {**{f"street.{n}": _breaks_the_chain(n) for n in NUMBERS},
+                **{f"side.{n}": phrase(N_("%(number)s to break the chain (side bet)"),
+                                       number=n)[1] for n in NUMBERS}}
+CAPITAL_WORDS = {f"capital.{n}": _breaks_the_chain(n) for n in NUMBERS}
+
+
 def _mode(engine: RugenEngine, part: str, **extra: Any) -> Mode:
     """A Rugen mode's record: its odds, simulation and page are the `part` ones of the
     family's modules (controller.odds.rugen, web.modes.rugen); one die, one result."""
@@ -884,6 +899,7 @@ def _mode(engine: RugenEngine, part: str, **extra: Any) -> Mode:
                 result_words=RESULT_WORDS, **extra)
 
 
-HOUSE_MODE = _mode(HouseRugen(), "house")
-STREET_MODE = _mode(StreetRugen(), "street", receipts=("bet-slip",))
-CAPITAL_MODE = _mode(CapitalRugen(), "capital", receipts=("bet-slip",))
+HOUSE_MODE = _mode(HouseRugen(), "house", bet_words=HOUSE_WORDS)
+STREET_MODE = _mode(StreetRugen(), "street", receipts=("bet-slip",), bet_words=STREET_WORDS)
+CAPITAL_MODE = _mode(CapitalRugen(), "capital", receipts=("bet-slip",),
+                     bet_words=CAPITAL_WORDS)

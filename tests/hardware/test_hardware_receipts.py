@@ -17,7 +17,7 @@ from escpos.printer import Dummy
 from app.devices import receipt_catalogs
 from controller.games.play import random_play
 from controller.modes import find_mode, modes
-from controller.printqueue import slips_for
+from controller.printqueue import slips_for, words_json
 from hardware import receipts
 from hardware.errors import PrinterError
 from hardware.printer import PrinterConfig, ReceiptPrinter
@@ -296,12 +296,21 @@ def test_every_receipt_word_has_french():
     words = layout_words()
     assert {"BET SLIP", "Stake", "FINAL SCORES", "*** COPY ***"} <= words  # found
     words |= {w for mode in modes().values() for w in mode.result_words.values()}
+    words |= {w for mode in modes().values() for words in mode.bet_words.values()
+              for w in bet_words_to_translate(words)}
     missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string))
     assert missing == [], f"{len(missing)} receipt words have no French in {PO}"
     with PO.with_suffix(".mo").open("rb") as f:
         compiled = {m.id: m.string for m in read_mo(f) if m.id}
     assert compiled == {m.id: m.string for m in catalog if m.id}, \
         "receipts.mo is not receipts.po compiled: pybabel compile -D receipts -d web/translations"
+
+
+def bet_words_to_translate(words) -> list[str]:
+    """A mode's bet in words: its template, and its values that are words (not names)."""
+    data = words_json(words)
+    return [data["template"], *(v for k, v in data["values"].items()
+                                if isinstance(v, str) and k not in data["names"])]
 
 
 class Missing(gettext.NullTranslations):
@@ -356,3 +365,57 @@ def test_a_french_printer_prints_french():
     assert "Joueur Sanzo" in text and "Résultat gagné" in text and "Payé 10" in text
     english = plain(render("payout-slip", SAMPLES["payout-slip"]))
     assert "PAYOUT" in english and "Result won" in english and "PAIEMENT" not in english
+
+
+# -- the bets in words ---------------------------------------------------------------------------
+
+
+@cache
+def bet_slips(name: str) -> list[tuple[str, dict]]:
+    """The bet and payout slips of seeded play of mode `name`, with the print queue's data."""
+    out = []
+    for seq, step in enumerate(itertools.islice(random_play(name, seed=5), 600), start=1):
+        out += [(kind, {"table": "Fortune Smiles", "time": "2026-11-26 12:00:00", **data})
+                for kind, data in slips_for(step.events or (), seq, ["bet", "payout"], name)]
+    return out
+
+
+WORDED = [name for name, mode in modes().items() if mode.bet_words]
+
+
+def test_the_modes_with_bets_in_words():
+    assert {"roche", "grand-roche", "house-rugen", "street-rugen", "capital-rugen"} <= set(WORDED)
+
+
+@pytest.mark.parametrize("name", WORDED)
+def test_every_slip_says_the_bet_in_the_modes_words(name):
+    mode = find_mode(name)
+    slips = bet_slips(name)
+    assert {kind for kind, _ in slips} == {"bet-slip", "payout-slip"}
+    for kind, data in slips:
+        words = mode.words_of_bet(data["bet"])
+        assert words is not None, f"{name}: {data['bet']} has no words"
+        template, values = (words, {}) if isinstance(words, str) else words
+        text = plain(render(kind, data, mode=name))
+        assert f"Bet {template % values}" in text, text
+        assert f"Bet {data['bet']}" not in text
+
+
+@pytest.mark.parametrize("name", WORDED)
+def test_every_slip_says_the_bet_in_french(name, french):
+    for kind, data in bet_slips(name):
+        render(kind, data, mode=name, language="fr")
+    assert french.words == set(), f"{name}'s bets print these words in English"
+
+
+def test_a_roche_slip_in_french():
+    grand = find_mode("grand-roche")
+    bet = dict(SAMPLES["bet-slip"], bet="cut:6", bet_words=words_json(grand.words_of_bet("cut:6")))
+    paid = dict(SAMPLES["payout-slip"], bet="single.kin-6-day-03",
+                bet_words=words_json(grand.words_of_bet("single.kin-6-day-03")))
+    printer = ReceiptPrinter(PrinterConfig(connection="network", host="printer", language="fr",
+                                           catalogs=receipt_catalogs()), device=Dummy())
+    assert "Mise Kin (6s) coupe" in plain(printer.render("bet-slip", bet))
+    assert "Mise pari sur une carte : KIN-6-DAY-03" in plain(printer.render("payout-slip", paid))
+    assert "Bet Kin (6s) to cut" in plain(render("bet-slip", bet))
+    assert "Bet Single Card bet: KIN-6-DAY-03" in plain(render("payout-slip", paid))

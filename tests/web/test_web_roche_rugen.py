@@ -42,6 +42,8 @@ def test_roche_page_layout_deal_by_hand_and_the_cut(page_of):
     assert 'id="last-cut"' in html and "Mages" in html
     assert "Mages (2s) to cut" in html  # the settlement says the bet in words
     assert table.state.ledger.players()["Ann"] == 108
+    # so does the journal, though the command names the bet by its id ("cut:2")
+    assert "bet Mages (2s) to cut · amount 4" in auth.client.get("/money/").text
 
 
 def test_grand_roche_page_has_the_card_bets_and_cavalry(page_of):
@@ -71,6 +73,7 @@ def test_house_rugen_page_spots_markers_and_the_faces(page_of):
     assert '<dd id="chain">3d</dd>' in html
     assert "chain bet is taken at the start of a chain" in html
     assert table.state.ledger.players()["Ann"] == 107
+    assert "bet Center bet on 3 · amount 3" in auth.client.get("/money/").text
 
 
 def test_house_rugen_page_on_a_d20_table(page_of):

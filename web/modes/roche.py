@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from controller.games.roche import (
     BET_NAMES,
+    BET_WORDS,
     CARD_BETS,
     RANKS,
     SUIT_NAMES,
     Bet,
     load_deck,
-    suit_words,
 )
-from controller.settings import N_, Name, phrase
+from controller.settings import N_
 from web.modes import ModePage, PageInput, reason
 
 
@@ -61,28 +61,6 @@ def context(page: PageInput) -> dict:
         "deal_reason": (reason(engine, state, "deal", card=left[0].label) if left
                         else "the deck is empty"),
     }
-
-
-def _spot_words() -> dict:
-    """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement."""
-    out: dict = {"cavalry": "Cavalry"}
-    for rank in RANKS:
-        suit = suit_words(rank)
-        out[Bet("cut", rank).spot] = phrase(N_("%(suit)s to cut"), suit=suit)[1]
-        out[Bet("day", rank).spot] = phrase(N_("%(suit)s all Day"), suit=suit)[1]
-        out[Bet("night", rank).spot] = phrase(N_("%(suit)s all Night"), suit=suit)[1]
-        out[Bet("starlight", rank).spot] = phrase(N_("Starlight on %(suit)s"), suit=suit)[1]
-        for kind in CARD_BETS:  # the odds report's "single:3": a bet on one card of a suit
-            out[f"{kind}.{rank}"] = phrase(N_("%(bet)s on a card of %(suit)s"),
-                                           bet=BET_NAMES[kind], suit=suit)[1]
-    for card in load_deck("roche").cards:
-        for kind in CARD_BETS:
-            out[Bet(kind, card.rank, card.label).spot] = phrase(
-                N_("%(bet)s: %(card)s"), bet=BET_NAMES[kind], card=Name(card.label))[1]
-    return out
-
-
-BET_WORDS = _spot_words()
 
 
 def faces_for(label: str | None) -> list[str]:

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from controller.games.rugen import (
     BASE,
+    CAPITAL_WORDS,
     D20,
     FACE_LABELS,
     HOUSE_KINDS,
     HOUSE_NAMES,
+    HOUSE_WORDS,
     NUMBERS,
+    STREET_WORDS,
     HouseBet,
     house_unit,
     prices,
 )
-from controller.settings import N_, phrase
+from controller.settings import N_
 from web.modes import ModePage, PageInput, reason
 
 
@@ -109,11 +112,6 @@ def faces_for(label: str | None) -> list[str]:
     return list(FACE_LABELS)
 
 
-def _breaks_the_chain(number: int) -> tuple:
-    """A Street or Capital Rugen spot in words: the number the player takes."""
-    return phrase(N_("%(number)s to break the chain"), number=number)[1]
-
-
 #: The journal's words for the mode's own commands, arguments and events.
 JOURNAL = {
     "chain-broken": N_("chain broken"),
@@ -128,15 +126,10 @@ JOURNAL = {
 }
 
 
-HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
-                      bet_words={HouseBet(k, n).spot: phrase(N_("%(bet)s on %(number)s"),
-                                                                 bet=HOUSE_NAMES[k], number=n)[1]
-                                 for k in HOUSE_KINDS for n in NUMBERS},
+HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context, bet_words=HOUSE_WORDS,
                       faces_for=faces_for, journal_words=JOURNAL)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
-                       bet_words={f"street.{n}": _breaks_the_chain(n) for n in NUMBERS},
-                       faces_for=faces_for, journal_words=JOURNAL)
+                       bet_words=STREET_WORDS, faces_for=faces_for, journal_words=JOURNAL)
 CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
-                        bet_words={f"capital.{n}": _breaks_the_chain(n) for n in NUMBERS},
-                        faces_for=faces_for, journal_words=JOURNAL)
+                        bet_words=CAPITAL_WORDS, faces_for=faces_for, journal_words=JOURNAL)
