@@ -123,8 +123,10 @@ def simulate(game: str, turns: int, seed: int, settings: Mapping[str, Any] | Non
         row: dict[str, Any] = {"id": bet_id, "n": tally.n, "edge": -tally.mean, "se": tally.se}
         if bet_id in exact:
             row["exact_edge"] = float(exact[bet_id])
+            # No spread (every such bet lost, or too few played): the standard error says
+            # nothing, and z is None rather than a 0 that reads as agreement.
             row["z"] = ((row["edge"] - row["exact_edge"]) / tally.se
-                        if tally.se not in (0.0, math.inf) else 0.0)
+                        if tally.se not in (0.0, math.inf) else None)
         bets.append(row)
     out: dict[str, Any] = {"game": game, "turns": turns, "seed": seed, "seconds": seconds,
                            "turns_per_s": turns / seconds if seconds else math.inf,

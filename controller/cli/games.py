@@ -122,7 +122,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"{'bet':<16}{'n':>8}{'edge':>10}{'± se':>10}{'exact':>10}{'z':>7}")
     for bet in report["bets"]:
         print(f"{bet['id']:<16}{bet['n']:>8}{pct(bet['edge']):>10}{pct(bet['se']):>10}"
-              f"{pct(bet['exact_edge']):>10}{bet['z']:>7.2f}")
+              f"{pct(bet['exact_edge']):>10}"
+              f"{'—' if bet['z'] is None else format(bet['z'], '.2f'):>7}")
     return 0
 
 

@@ -33,3 +33,14 @@ def test_simulate_agrees_with_the_exact_odds(capsys, mode, rounds, seed):
     for bet in checked:
         assert bet["exact_edge"] == pytest.approx(exact[bet["id"]]["house_edge"])
         assert abs(bet["z"]) <= 3, bet
+
+
+def test_a_bet_never_won_has_no_z(capsys):
+    """A bet that lost every time has no spread: its z is None ("—"), not a 0 that would read
+    as agreement with the exact odds."""
+    report = cli(capsys, "simulate", "roche", "--rounds", "20", "--seed", "1", "--json")
+    never = {b["id"]: b for b in report["bets"]}["day:7"]  # 1 in 40,000 deals
+    assert never["se"] == 0 and never["z"] is None
+    assert main(["simulate", "roche", "--rounds", "20", "--seed", "1"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("day:7 "))
+    assert line.split()[-1] == "—"
