@@ -120,9 +120,15 @@ def test_a_namaste_roll_is_read_with_the_turquoise_die_told_by_colour(tmp_path):
                                                 if c == "WHITE")
 
 
-@pytest.mark.parametrize("mode", ["house-rugen", "street-rugen"])
-def test_the_rugen_die_is_read_to_its_face(tmp_path, mode):
-    at = Live(tmp_path, mode, to_a_throw(mode, players=2)[0])
+@pytest.mark.parametrize("mode, die", [("house-rugen", "rugen"), ("street-rugen", "rugen"),
+                                       ("capital-rugen", "rugen"), ("house-rugen", "d20")])
+def test_the_rugen_die_is_read_to_its_face(tmp_path, mode, die):
+    """Every Rugen mode on the demo table: the die thrown is read to its Rugen face, on a
+    table throwing a standard d20 too (read through the seed's transposing table)."""
+    opening = to_a_throw(mode, players=2)[0]
+    if die == "d20":
+        opening.append(Command("configure", {"settings": {"die": "d20"}}, "d20"))
+    at = Live(tmp_path, mode, opening)
     assert at.rig.reads == "the Rugen die"
     thrown = at.throw()
     at.until_read()

@@ -1,6 +1,7 @@
 """Roche and Grand Roche's page: the six suits' piles, each seat's bets on the layout, the deal.
 
-Until the card recognizer reads the deal, the banker deals by hand: a card from those left.
+The camera reads each card dealt (the live table's card reader); the banker may also deal by
+hand: a card from those left.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Rugen pages: the chain's markers, each seat's spots, the die's faces to tap.
 
-Until the recognizer reads the Rugen die, the banker taps the face it shows (or the number a
-standard d20 shows, on a d20 table).
+The camera reads the die to its Rugen face; the banker may tap the face it shows instead (or
+the number a standard d20 shows, on a d20 table).
 """
 
 from __future__ import annotations
