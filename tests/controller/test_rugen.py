@@ -197,7 +197,47 @@ def test_side_bet_groups_play_the_same_chain_with_their_own_stakes():
     assert state.shooter == "B"
 
 
+def test_players_sit_down_to_join_the_shooter_and_nobody_leaves_with_a_bet_down():
+    # docs/rules/rugen.md, Street Rugen 7
+    state = table("street-rugen", "A", "B")
+    state, _ = play(*rolls("2d"), C("bet", player="A", number=2, amount=5),
+                    C("bet", player="B", number=4, amount=3), state=state)
+    refused(state, C("leave", player="B"), "still has bets on the table")
+    state, _ = play(C("join", player="Late"), C("buy-in", player="Late", amount=50),
+                    C("bet", player="Late", number=1, amount=8), state=state)
+    state, _ = play(*rolls("1n"), state=state)  # the chain: Late's 1 breaks at once
+    assert STREET.in_round(state) is False and balances(state)["Late"] == 50 + 5 + 3
+    state, _ = play(*rolls("2n"), C("bet", player="Late", number=2, amount=5),
+                    C("bet", player="A", number=3, amount=4), *rolls("4d"), state=state)
+    assert STREET.in_round(state)  # the chain has begun: no one sits down or leaves
+    refused(state, C("join", player="Later"), "join between rounds")
+    refused(state, C("leave", player="B"), "leaves between rounds")
+
+
+def test_house_rugen_a_chain_is_a_round():
+    # docs/rules/rugen.md, House Rugen 3: while the chain has markers, nobody joins or leaves
+    state = table("house-rugen", "A", "B")
+    state, _ = play(*rolls("4d"), state=state)
+    refused(state, C("join", player="C"), "join between rounds")
+    refused(state, C("leave", player="B"), "leaves between rounds")
+    refused(state, C("configure", settings={"die": "d20"}), "between rounds")
+    state, _ = play(*rolls("1n"), state=state)  # 1 breaks: the chain is over
+    state, _ = play(C("join", player="C"), C("leave", player="B"),
+                    C("configure", settings={"die": "d20"}), state=state)
+    assert state.seats == ("A", "C") and state.settings["die"] == "d20"
+
+
 # -- Capital Rugen ------------------------------------------------------------------------------
+
+
+def test_capital_each_number_once_one_number_each():
+    # docs/rules/rugen.md, Capital Rugen 1
+    state = table("capital-rugen", "A", "B")
+    state, _ = play(C("bet", player="A", number=2, amount=10), state=state)
+    refused(state, C("bet", player="B", number=2, amount=10), "2 is taken by A")
+    refused(state, C("bet", player="A", number=3, amount=8), "A has taken 2 already")
+    state, _ = play(*rolls("3d"), state=state)
+    refused(state, C("bet", player="B", number=3, amount=8), "no more bets")
 
 
 def test_capital_the_house_covers_every_unclaimed_number():
