@@ -199,6 +199,17 @@ def test_a_mixed_cut_loses_day_and_night_bets():
     assert events[-1].data["details"]["all"] is None
 
 
+def test_the_status_lights():
+    state = table("A")
+    assert ROCHE.light(state, ()) == "bets_open"
+    state, events = play(C("bet", player="A", bet="cut:7", amount=1), C("no-more-bets"),
+                         *deal("MAGES-2-DAY-01"), state=state)
+    assert ROCHE.light(state, tuple(events)) == "rolling"  # the deal is under way
+    state, events = play(*deal("MAGES-2-NIGHT-02"), state=state)
+    assert ROCHE.light(state, tuple(events)) == "loss"  # the Mages cut; cut:7 lost
+    assert ROCHE.light(state, ()) == "bets_open"
+
+
 # -- the camera ---------------------------------------------------------------------------------
 
 

@@ -287,6 +287,28 @@ def test_reading_the_die():
     assert HOUSE.read(d20, seen).commands[0].args == {"face": "3d"}
 
 
+def test_the_status_lights():
+    state = table("house-rugen", "A")
+    assert HOUSE.light(state, ()) == "bets_open"
+    state, events = play(C("bet", player="A", bet="chain:1", amount=1), *rolls("4d"),
+                         state=state)
+    assert HOUSE.light(state, tuple(events)) == "rolling"  # the chain has a marker
+    state, events = play(*rolls("1d"), state=state)
+    assert HOUSE.light(state, tuple(events)) == "win"
+    state, events = play(C("bet", player="A", bet="chain:2", amount=1), *rolls("1d"),
+                         state=state)
+    assert HOUSE.light(state, tuple(events)) == "loss"
+    capital = table("capital-rugen", "A")
+    capital, events = play(C("bet", player="A", number=4, amount=3), *rolls("1n"), state=capital)
+    assert CAPITAL.light(capital, tuple(events)) == "loss"  # the house's 1 broke the chain
+    street = table("street-rugen", "A", "B")
+    street, events = play(*rolls("4d"), C("bet", player="A", number=4, amount=3),
+                          C("bet", player="B", number=1, amount=8), *rolls("4n"), state=street)
+    assert STREET.light(street, tuple(events)) == "rolling"
+    street, events = play(*rolls("1d"), state=street)
+    assert STREET.light(street, tuple(events)) == "win"
+
+
 # -- money under random play --------------------------------------------------------------------
 
 
