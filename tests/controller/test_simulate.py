@@ -50,3 +50,4 @@ def test_cli_simulate_and_bench(capsys):
     assert main(["bench", "games", "--turns", "100", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["fortunes-winds"]["turns_per_s"] > 0 and figures["hazard"]["turns_per_s"] > 0
+    assert {"roche", "grand-roche", "house-rugen", "street-rugen", "capital-rugen"} <= set(figures)
