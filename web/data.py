@@ -52,10 +52,13 @@ def recent_records(n: int) -> list[Record]:
 
 def last_settlement(scan: int = 400) -> Record | None:
     """The last record that settled bets (or returned them) or ended a round (the card games
-    settle a round with pots and penalties, not bets)."""
+    settle a round with pots and penalties, not bets), in the game the table plays now: one
+    before the table opened its game is another game's, said in that game's words."""
     for record in reversed(recent_records(scan)):
         if any(e.kind in ("bet-settled", "round-ended") for e in record.events):
             return record
+        if any(e.kind == "opened" for e in record.events):
+            return None
     return None
 
 

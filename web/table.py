@@ -3,6 +3,9 @@ the mode's page, and the JSON door through which the banker's commands go."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
+
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template
 from itsdangerous import BadSignature
 
@@ -30,6 +33,13 @@ def secret_args() -> dict[str, tuple[str, ...]]:
     return out
 
 
+def bet_in_words(bet: str, bet_words: Mapping) -> str:
+    """A bet (its id or its ledger spot) in the mode's words, in the page's language; its id
+    when the mode has no words for it."""
+    found = words_of_bet(bet_words, bet)
+    return say(found if found is not None else bet)
+
+
 def describe(record, bet_words: dict | None = None, secret=None) -> str:
     """One line of the journal for people: what was asked, in short, in the page's language
     ("roll faces NORTH EAST", "bet player Ginawa · bet standard bet · amount 1"); the arguments
@@ -43,8 +53,7 @@ def describe(record, bet_words: dict | None = None, secret=None) -> str:
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
         if key == "bet" and isinstance(value, str):
-            found = words_of_bet(bet_words, value)
-            return say(found if found is not None else value)
+            return bet_in_words(value, bet_words)
         if key == "mode":
             return str(value)
         return str(value)
@@ -83,6 +92,7 @@ def frame_context() -> dict:
         "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
+        "bet_in_words": partial(bet_in_words, bet_words=mode.bet_words),
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],
         "journal_tail": [(r, describe(r, mode.bet_words, getattr(engine, "secret_args", None)))

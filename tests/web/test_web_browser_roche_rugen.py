@@ -5,8 +5,9 @@ go to artifacts/web/."""
 from __future__ import annotations
 
 import pytest
-from conftest import open_table
+from conftest import PASSWORD, open_table, setup_code
 from test_web_browser import (  # noqa: F401 (the browser fixture)
+    DATA_DIRS,
     LANDSCAPE,
     SMALL_TARGETS,
     act,
@@ -79,3 +80,45 @@ def test_a_house_rugen_roll_by_hand(browser, serve):  # noqa: F811
     page.wait_for_selector("#chain:text('3d')")
     shot(page, "house-rugen-roll")
     assert table.state.ledger.players() == {"Ann": 107, "Bob": 100}
+
+
+def test_the_wizard_chooses_house_rugen_and_settings_switch_to_grand_roche_between_rounds(
+        browser, serve):  # noqa: F811
+    url, table = serve("fortunes-winds")
+    page = new_page(browser, LANDSCAPE)
+    page.goto(url + "/")
+    page.fill("input[name=setup_code]", setup_code(DATA_DIRS[url]))
+    page.fill("input[name=name]", "boss")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.select_option("select[name=mode]", "house-rugen")
+    page.click("#setup-form button[type=submit]")
+    page.wait_for_url(url + "/")
+    assert table.state.mode == "house-rugen" and table.state.seats == ("Ann", "Bob")
+    page.click(".chip[data-chip='5']")
+    tap_spot(page, "Ann", "chain:3")
+    page.wait_for_selector(".felt-seat[data-player='Ann'] [data-spot='chain:3'] .stake:text('5')")
+    act(page, table, "button.face-btn:text-is('4d')")  # a chain under way: a marker on 4
+
+    def switch_to_grand_roche():
+        page.goto(url + "/settings/")
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        page.select_option("select[name='table.mode']", "grand-roche")
+        page.click("#settings-form button[type=submit]")
+        page.wait_for_selector("select[name='table.mode'] option[selected]:text-is('grand-roche')",
+                               state="attached")
+        page.click("#apply-form button[type=submit]")
+
+    switch_to_grand_roche()
+    page.wait_for_selector("#settings-error:has-text('between rounds')")
+    assert table.state.mode == "house-rugen"
+    page.goto(url + "/")
+    act(page, table, "button.face-btn:text-is('1d')")  # 1 breaks the chain: the round is over
+    assert not table.state.ledger.accounts("bet")
+    switch_to_grand_roche()
+    page.wait_for_selector(".flash:has-text('The table took the settings.')")
+    assert table.state.mode == "grand-roche" and table.state.seats == ("Ann", "Bob")
+    page.goto(url + "/")
+    page.wait_for_selector(".felt-seat[data-player='Bob'] [data-spot='cavalry']")
+    shot(page, "grand-roche-after-switch")
+    assert table.state.ledger.players() == {"Ann": 95, "Bob": 100}

@@ -214,3 +214,47 @@ def test_every_refusal_of_roche_and_rugen_is_a_template_with_french(app):
         session["lang"] = "fr"
         assert refusal(refused) == "Ann a 0 pièces ; pari de Jour de 3 : c'est plus"
     assert str(refused) == "Ann holds 0 coins; a Day bet of 3 is more"
+
+
+def test_the_last_settlement_says_each_bet_in_words_and_belongs_to_this_game(page_of):
+    auth, table = page_of("street-rugen")
+    for cmd in ({"kind": "side-bet", "player": "Ann", "group": "g", "number": 2, "amount": 5},
+                {"kind": "side-bet", "player": "Bob", "group": "g", "number": 4, "amount": 3}):
+        assert auth.command(**cmd).status_code == 201
+    for cmd in ({"kind": "roll", "face": "2d"}, {"kind": "bet", "player": "Ann", "number": 2,
+                                                  "amount": 5},
+                {"kind": "bet", "player": "Bob", "number": 4, "amount": 3},
+                {"kind": "roll", "face": "2n"}, {"kind": "roll", "face": "2n"}):
+        assert auth.command(**cmd).status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert "2 to break the chain (side bet) · 5" in html and "side.g.2" not in html
+    assert "2 to break the chain · 5" in html
+    # Another game now: the last settlement was Street Rugen's, not this game's.
+    assert auth.command("open", mode="house-rugen", settings={}).status_code == 201
+    html = auth.client.get("/table/panel").text
+    assert 'id="settlement"' not in html and "break the chain" not in html
+
+
+def test_an_unsure_rugen_die_waits_for_the_banker_and_is_corrected(make_app, auth, tmp_path):
+    from controller.games.observation import Observation, Seen
+    from controller.live import LiveTable
+
+    table = open_table(tmp_path / "rugen-cam.sqlite3", mode="house-rugen", players=("Ann",),
+                       coins=100)
+    try:
+        door = LiveTable(table)
+        auth.client = make_app(table, live=door).test_client()
+        auth.setup()
+        assert auth.command("bet", player="Ann", bet="center:4", amount=4).status_code == 201
+        pending = door.observe(Observation((Seen("3d", 0.55, zone="rolling"),)))
+        html = auth.client.get("/table/panel").text
+        assert 'data-face="4n"' in html  # the die's eight faces offered
+        assert table.state.chain == ()  # nothing applied before the banker's word
+        response = auth.client.post("/api/live/confirm", json={
+            "pending": pending.id, "corrections": {"0": "4n"}},
+            headers={"X-CSRF-Token": auth.token})
+        assert response.status_code == 200, response.text
+        assert table.state.chain == ("4n",)
+        assert table.state.ledger.players()["Ann"] == 100 + 5  # Center 4 on a Night 4: 5 per 4
+    finally:
+        table.journal.close()
