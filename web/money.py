@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
 
@@ -17,7 +17,7 @@ from web.auth import banker_required
 from web.data import journal, table
 from web.i18n import N_, say, t
 from web.modes import page_for
-from web.table import describe, secret_args
+from web.table import bet_words_by_seq, describe, secret_args
 
 bp = Blueprint("money", __name__, url_prefix="/money")
 
@@ -178,9 +178,10 @@ def index():
     tab = table()
     state = tab.state
     view = tab.view()
-    bet_words = page_for(state.mode).bet_words if state is not None else {}
     kind, player, limit = _filters()
     records = _filtered(kind, player, min(limit, JOURNAL_LIMIT))
+    words = bet_words_by_seq(records)
+    secret = secret_args()
     kinds = tab.command_kinds()
     players = []
     if state is not None:
@@ -193,8 +194,7 @@ def index():
     return render_template("money/index.html", view=view, players=players,
                            records=list(reversed(records)), kinds=kinds, kind=kind,
                            readings=journal().readings(r.seq for r in records),
-                           describe=partial(describe, bet_words=bet_words,
-                                            secret=secret_args()),
+                           describe=lambda r: describe(r, words[r.seq], secret),
                            player=player, house=chart(tab.house_series()),
                            statements=statements, odds=odds_reports(),
                            chain_head=journal().head())

@@ -16,7 +16,15 @@ from controller.modes import words_of_bet
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
-from web.data import camera, json_body, last_settlement, live, recent_records, table
+from web.data import (
+    camera,
+    journal,
+    json_body,
+    last_settlement,
+    live,
+    recent_records,
+    table,
+)
 from web.i18n import ZONE_WORDS, refusal, say, t, word
 from web.modes import BET_RESULTS, CHIPS, PageInput, page_for, shared_signer
 
@@ -30,6 +38,20 @@ def secret_args() -> dict[str, tuple[str, ...]]:
     for name in games.games():
         for kind, args in (getattr(games.find_game(name), "secret_args", None) or {}).items():
             out[kind] = tuple(dict.fromkeys(out.get(kind, ()) + tuple(args)))
+    return out
+
+
+def bet_words_by_seq(records) -> dict[int, Mapping]:
+    """Each record's bets in words (by seq): the words of the game the table had opened when
+    the record came (the journal may hold commands of games played earlier, whose bet ids
+    another game's words would misname: House Rugen's "day:3" is not Roche's)."""
+    if not records:
+        return {}
+    opened = [(r.seq, r.command.args.get("mode")) for r in journal().latest(10_000, "open")]
+    out = {}
+    for record in records:
+        mode = next((m for seq, m in opened if seq <= record.seq), None)
+        out[record.seq] = page_for(mode).bet_words if isinstance(mode, str) else {}
     return out
 
 
@@ -78,6 +100,8 @@ def frame_context() -> dict:
     for player in state.seats:
         on_table[player] = state.ledger.on_table(player)
     settlement = last_settlement()
+    tail = list(reversed(recent_records(8)))
+    words = bet_words_by_seq(tail)
     return {
         "view": view,
         "mode": mode,
@@ -95,8 +119,7 @@ def frame_context() -> dict:
         "bet_in_words": partial(bet_in_words, bet_words=mode.bet_words),
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],
-        "journal_tail": [(r, describe(r, mode.bet_words, getattr(engine, "secret_args", None)))
-                         for r in reversed(recent_records(8))],
+        "journal_tail": [(r, describe(r, words[r.seq], secret_args())) for r in tail],
         "chips": CHIPS,
         "demo": current_app.extensions.get("feltbank.demo") is not None,
     }

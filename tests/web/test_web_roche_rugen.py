@@ -235,6 +235,17 @@ def test_the_last_settlement_says_each_bet_in_words_and_belongs_to_this_game(pag
     assert 'id="settlement"' not in html and "break the chain" not in html
 
 
+def test_the_journal_says_each_games_bets_in_that_games_words(page_of):
+    auth, _ = page_of("house-rugen")
+    assert auth.command("bet", player="Ann", bet="day:3", amount=3).status_code == 201
+    assert auth.command("roll", face="1d").status_code == 201
+    assert auth.command("open", mode="roche", settings={}).status_code == 201
+    assert auth.command("bet", player="Ann", bet="day:3", amount=1).status_code == 201
+    for text in (auth.client.get("/table/panel").text, auth.client.get("/money/").text):
+        assert "bet Day bet on 3 · amount 3" in text  # House Rugen's one-roll Day bet
+        assert "bet Realm (3s) all Day · amount 1" in text  # Roche's
+
+
 def test_an_unsure_rugen_die_waits_for_the_banker_and_is_corrected(make_app, auth, tmp_path):
     from controller.games.observation import Observation, Seen
     from controller.live import LiveTable
