@@ -755,7 +755,9 @@ class Frame:
         inside = (np.abs(u) <= hw) & (np.abs(v) <= hh) & (qx * qx + qy * qy <= cr * cr)
         yy, xx = np.divmod(np.arange(len(d)), x1 - x0)
         yy, xx = yy + y0, xx + x0
-        ok = inside & (t < self.depth[yy, xx] + 1e-6)
+        # a card lies on the cards drawn before it (a bent lower card never pokes through
+        # it), so it covers them wherever it lies: drawn in order, not by depth
+        ok = inside
         yy, xx, u, v, t = yy[ok], xx[ok], u[ok], v[ok], t[ok]
         mx = ((u + hw) * PX_MM - 0.5).astype(np.float32)
         my = ((v + hh) * PX_MM - 0.5).astype(np.float32)
@@ -772,6 +774,8 @@ class Frame:
         self.normal[yy, xx] = nw
         self.gloss[yy, xx] = self.card_gloss
         self.shininess[yy, xx] = 60.0
+        # cards are drawn bottom to top: no card below casts a shadow on this one
+        self.shadow[:, yy, xx] = 1.0
         # the card's own thin shadow on what is below it, to the side away from each lamp
         for li, lamp in enumerate(self.lamps):
             away = card.xy - lamp.pos[:2]

@@ -11,10 +11,12 @@ import pytest
 
 from vision.photo_world import Camera, develop
 from vision.scenes_photo import (
+    CARD_MM,
     CUBE_FACES,
     D20,
     LAYOUTS,
     PIP_FACE_VALUES,
+    Card,
     Frame,
     PipDie,
     card_face,
@@ -136,6 +138,28 @@ def test_cards_stack_and_truth():
             assert sc.ids[y, x] == t.oid and seen > 0.5 * t.side_px ** 2
         else:
             assert t.why_unscored
+
+
+def test_a_card_lies_on_the_card_below_it_and_no_lower_card_shadows_it():
+    """A strongly arched lower card never pokes through the card laid on it (it did: the
+    upper card's middle showed the lower card, darkened by the upper card's shadow)."""
+    fr = _frame()
+    deck = deck_style(np.random.default_rng(2))
+    centre = fr.table[fr.cam.size[1] // 2, fr.cam.size[0] // 2, :2].astype(float)
+    lower = Card(0, "8D", centre.copy(), 0.3, 0.05, 2.5, 0, card_face("8D", deck))
+    upper = Card(1, "3C", centre + [12.0, -10.0], 0.45, 0.35, -1.0, 1, card_face("3C", deck))
+    fr.add_card(lower)
+    fr.add_card(upper)
+    ex, ey = upper.axes()
+    rim = np.array([[*(upper.xy + sx * (CARD_MM[0] / 2 - 2) * ex + sy * (CARD_MM[1] / 2 - 2) * ey),
+                     upper.z] for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    poly = np.zeros(fr.ids.shape, np.uint8)
+    cv2.fillConvexPoly(poly, np.round(fr.cam.project(rim)).astype(np.int32), 1)
+    inside = poly > 0
+    assert inside.sum() > 1000
+    assert (fr.ids[inside] == 1).all()
+    assert (fr.shadow[:, inside] == 1.0).all()
+    assert (fr.ids == 0).sum() > 500  # the lower card still shows beside it
 
 
 def test_card_face_has_its_index_ink_in_the_corner():
