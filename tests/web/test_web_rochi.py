@@ -41,6 +41,9 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
         page = panel(client)
         kin = re.search(r'data-suit="kin">(.*?)</ol>', page, re.S).group(1)
         assert "Chance" in kin and "2 / 6" in kin and ">2<" in kin  # the pot
+        # What a player owns is said in the suits' words, not their keys.
+        chance = re.search(r'data-player="Chance">(.*?)</div>\s*</div>', page, re.S).group(1)
+        assert '<span class="owns">Kin</span>' in chance
         refused = auth.command("play", player="Chance", card="KIN-6-DAY-03")
         assert refused.status_code == 422 and "played a card this turn" in refused.text
         # Benedict and Aubrey fold: Chance is the last standing with Kin and wins its pot.
@@ -48,7 +51,7 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
             assert auth.command(cmd[0], player=cmd[1]).status_code == 201
         page = panel(client)
         assert "the last player standing wins" in page and 'id="rochi-result"' in page
-        assert "Winner: <strong>Chance</strong>" in page
+        assert "Winner: <strong>Chance</strong> · Kin · Pot 2" in page
     finally:
         table.journal.close()
 

@@ -60,7 +60,7 @@ def _players(page: PageInput, game: dict | None) -> list:
                     "folded": p in game.get("folded", []),
                     "had_turn": p in game.get("had_turn", game.get("players", [])),
                     "turn": p == game.get("turn"), "balance": view["balances"].get(p, 0),
-                    "owns": [s["suit"] for s in view["suits"] if s["owner"] == p]})
+                    "owns": [s["title"] for s in view["suits"] if s["owner"] == p]})
     return out
 
 
