@@ -12,7 +12,15 @@ from controller.games.base import Command, RoundEnded
 from controller.table import CommandIdReused
 from web.auth import banker_required, login_required
 from web.camera import camera_status
-from web.data import camera, json_body, last_settlement, live, recent_records, table
+from web.data import (
+    camera,
+    coins_moved,
+    json_body,
+    last_settlement,
+    live,
+    recent_records,
+    table,
+)
 from web.i18n import ZONE_WORDS, refusal, say, t, word
 from web.modes import BET_RESULTS, CHIPS, PageInput, page_for, shared_signer
 
@@ -81,6 +89,7 @@ def frame_context() -> dict:
         "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
+        "moved": coins_moved(settlement),
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],
         "journal_tail": [(r, describe(r, mode.bet_words, getattr(engine, "secret_args", None)))

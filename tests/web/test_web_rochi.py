@@ -52,6 +52,10 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
         page = panel(client)
         assert "the last player standing wins" in page and 'id="rochi-result"' in page
         assert "Winner: <strong>Chance</strong> · Kin · Pot 2" in page
+        # The table's last settlement: no bet was settled, so each player's coins won or lost
+        # (Chance takes back the 2 coins she paid into Kin's pot).
+        moved = re.search(r'id="coins-moved">(.*?)</table>', page, re.S).group(1)
+        assert re.findall(r"<td>(\w+)</td><td[^>]*>([^<]+)</td>", moved) == [("Chance", "+2")]
     finally:
         table.journal.close()
 
@@ -108,6 +112,10 @@ def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth)
         result = re.search(r'id="rochi-result">(.*?)</section>', page, re.S).group(1)
         assert "the suit cut: its owner wins" in result and "Winner: <strong>Bob</strong>" in result
         assert re.search(r"<td>Ann</td><td[^>]*>1</td><td[^>]*>3</td><td[^>]*>2 \+ 1</td>", result)
+        # Bob won the penalty (2) and the pot less one (5); Ann paid 2, the odd coin and the ante.
+        moved = re.search(r'id="coins-moved">(.*?)</table>', page, re.S).group(1)
+        assert re.findall(r"<td>(\w+)</td><td[^>]*>([^<]+)</td>", moved) == [("Ann", "-4"),
+                                                                             ("Bob", "+7")]
         # The drop-out waits for Ann's odd coin: its button says why.
         button = re.search(r'<button[^>]*drop-out[^>]*>', page).group(0)
         assert "odd penalty coin waits for a pot" in button
