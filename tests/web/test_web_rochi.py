@@ -150,3 +150,56 @@ def test_a_refused_play_says_why_in_french(tmp_path, make_app, auth):
         assert refused.json["error"] == "c'est le tour de Chance, pas celui de Benedict"
     finally:
         table.journal.close()
+
+
+def test_between_hands_the_page_moves_the_button_takes_a_joining_fee_and_grants_markers(
+        tmp_path, make_app, auth):
+    """The table business of Rochi between hands, from the page's own buttons: the leader
+    button given to a player, a newcomer's joining fee into the pot she chooses, a leaver's
+    marker (the table's settings joining_fee and markers on)."""
+    import json
+
+    table = open_table(tmp_path / "rochi.sqlite3", mode="rochi",
+                       players=("Chance", "Benedict", "Aubrey"), coins=100,
+                       settings={"joining_fee": True, "markers": True})
+
+    def tap(page: str, selector: str, words: str):
+        """Send the command of the button in `selector`'s block whose label is `words`."""
+        block = re.search(selector + r"(.*?)</div>", page, re.S).group(1)
+        found = re.search(r"data-cmd='([^']*)'[^>]*>" + re.escape(words) + "</button>", block)
+        args = json.loads(found.group(1))
+        return auth.command(args.pop("kind"), **args)
+
+    try:
+        auth.client = make_app(table).test_client()
+        auth.setup()
+        # A hand leaves 2 coins in Kin's pot (Benedict wins Commons' as the last standing).
+        assert auth.command("start-hand").status_code == 201
+        for cmd in [("deal", {"card": c}) for c in SEEDS] + [
+                ("play", {"player": "Chance", "card": "KIN-6-DAY-02"}),
+                ("end-turn", {"player": "Chance"}),
+                ("play", {"player": "Benedict", "card": "COMMONS-7-DAY-03"}),
+                ("end-turn", {"player": "Benedict"}), ("fold", {"player": "Aubrey"}),
+                ("fold", {"player": "Chance"})]:
+            assert auth.command(cmd[0], **cmd[1]).status_code == 201, cmd
+        assert table.state.hand is None and table.state.leader == "Benedict"
+        # The leader button, given to Chance from the page.
+        assert tap(panel(auth.client), 'id="leader-button"', "Chance").status_code == 201
+        assert table.state.leader == "Chance"
+        # Dora joins: ceil(2 / 3) = 1 coin, into the pot of her choice.
+        assert auth.command("join", player="Dora").status_code == 201
+        assert auth.command("buy-in", player="Dora", amount=10).status_code == 201
+        page = panel(auth.client)
+        assert "Dora: joining fee 1 into" in page
+        assert tap(page, 'class="actions joining-fee" data-player="Dora"', "Valor"
+                   ).status_code == 201
+        assert table.state.ledger.balance("pot:rochi-valor") == 1 and not table.state.owes("Dora")
+        assert "joining fee" not in panel(auth.client)
+        # Benedict sits out with a marker: floor(3 / 4) = 0 coins credited.
+        assert tap(panel(auth.client), 'id="markers"', "Benedict").status_code == 201
+        assert table.state.markers == (("Benedict", 0),) and "Benedict" not in table.state.seats
+        # In a hand, the between-hands business is not offered.
+        assert auth.command("start-hand").status_code == 201
+        assert 'id="leader-button"' not in panel(auth.client)
+    finally:
+        table.journal.close()

@@ -75,6 +75,29 @@ def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) ->
     return out
 
 
+def _per_player(page: PageInput, kind: str, players, **args) -> list:
+    """One `kind` command per player (a button each), with the reason it is refused now."""
+    return [{"command": {"kind": kind, "player": p, **args}, "player": p,
+             "reason": reason(page.engine, page.state, kind, player=p, **args)}
+            for p in players]
+
+
+def _between_hands(page: PageInput) -> dict:
+    """Rochi's table business between hands: who gets the leader button, a newcomer's joining
+    fee into the pot she chooses, a leaver's marker (when the table grants them)."""
+    state, view = page.state, page.view
+    return {
+        "buttons": _per_player(page, "button", state.seats),
+        "entries": [{"player": p, "owed": owed,
+                     "pots": [{"title": s.title, **_per_player(page, "pay-entry", [p],
+                                                               pots={s.key: owed})[0]}
+                              for s in ROCHE.suits]}
+                    for p, owed in view["owed"].items()],
+        "markers": (_per_player(page, "leave", state.seats, marker=True)
+                    if state.settings["markers"] else []),
+    }
+
+
 def _result(page: PageInput) -> dict | None:
     """The last settlement, with how it ended in the mode's words."""
     result = page.view["last_result"]
@@ -96,6 +119,7 @@ def rochi_context(page: PageInput) -> dict:
                                    ("end-turn", "End the turn"), ("fold", "Fold")], turn),
         "result": _result(page),
         "next_cut": _next_cut(view, list(page.state.hand.seen), hand["deck"]) if hand else {},
+        "between": None if hand else _between_hands(page),
     }
 
 
@@ -115,9 +139,7 @@ def captains_context(page: PageInput) -> dict:
                                         for s in ROCHE.suits]}
                 for p in (game or {}).get("odd", {})],
         "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
-        "drop_outs": [{"command": {"kind": "drop-out", "player": p}, "player": p,
-                       "reason": reason(page.engine, page.state, "drop-out", player=p)}
-                      for p in (game or {}).get("players", [])],
+        "drop_outs": _per_player(page, "drop-out", (game or {}).get("players", [])),
         "result": _result(page),
     }
 
