@@ -198,6 +198,13 @@ def test_between_hands_the_page_moves_the_button_takes_a_joining_fee_and_grants_
         # Benedict sits out with a marker: floor(3 / 4) = 0 coins credited.
         assert tap(panel(auth.client), 'id="markers"', "Benedict").status_code == 201
         assert table.state.markers == (("Benedict", 0),) and "Benedict" not in table.state.seats
+        # The Last Hand, agreed from the page and taken back (a player refused).
+        page = panel(auth.client)
+        assert tap(page, 'class="actions"', "Last Hand").status_code == 201
+        assert table.state.last_hand
+        assert tap(panel(auth.client), 'class="actions"', "Take back the Last Hand"
+                   ).status_code == 201
+        assert not table.state.last_hand
         # In a hand, the between-hands business is not offered.
         assert auth.command("start-hand").status_code == 201
         assert 'id="leader-button"' not in panel(auth.client)

@@ -68,6 +68,9 @@ def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) ->
     out = []
     for kind, words in kinds:
         args = {"player": turn} if kind in ("end-turn", "fold", "pass") else {}
+        if kind == "last-hand" and page.view["last_hand"]:
+            # Agreed already: any player may still refuse, and the table takes it back.
+            args, words = {"agreed": False}, "Take back the Last Hand"
         if kind in ("end-turn", "fold", "pass") and not turn:
             continue
         out.append({"command": {"kind": kind, **args}, "words": words,
