@@ -99,7 +99,17 @@ def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth)
         client = make_app(table).test_client()
         auth.client = client
         auth.setup()
+        # Between games the page gives the button: Bob moves first, then Ann.
+        button = re.search(r'id="leader-button"(.*?)</div>', panel(client), re.S).group(1)
+        assert re.findall(r"data-cmd='([^']*)'", button) == [
+            '{"kind": "button", "player": "Ann"}', '{"kind": "button", "player": "Bob"}']
+        assert auth.command("button", player="Bob").status_code == 201
         assert auth.command("start-game").status_code == 201
+        assert table.state.game.players == ("Bob", "Ann")
+        assert auth.command("stop").status_code == 201
+        assert auth.command("button", player="Ann").status_code == 201
+        assert auth.command("start-game").status_code == 201
+        assert 'id="leader-button"' not in panel(client)
         for card in ["VALOR-5-DAY-01", "VALOR-5-DAY-02", "VALOR-5-DAY-03", "KIN-6-DAY-01",
                      "COMMONS-7-DAY-01", "WORLD-4-DAY-01", "REALM-3-DAY-01", "COMMONS-7-DAY-02"]:
             assert auth.command("deal", card=card).status_code == 201

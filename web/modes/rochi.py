@@ -86,8 +86,9 @@ def _per_player(page: PageInput, kind: str, players, **args) -> list:
 
 
 def _between_hands(page: PageInput) -> dict:
-    """Rochi's table business between hands: who gets the leader button, a newcomer's joining
-    fee into the pot she chooses, a leaver's marker (when the table grants them)."""
+    """The table's business between hands (or Captain's games): who gets the leader button
+    (who moves first); in Rochi a newcomer's joining fee into the pot she chooses and a
+    leaver's marker (when the table grants them)."""
     state, view = page.state, page.view
     return {
         "buttons": _per_player(page, "button", state.seats),
@@ -95,9 +96,9 @@ def _between_hands(page: PageInput) -> dict:
                      "pots": [{"title": s.title, **_per_player(page, "pay-entry", [p],
                                                                pots={s.key: owed})[0]}
                               for s in ROCHE.suits]}
-                    for p, owed in view["owed"].items()],
+                    for p, owed in view.get("owed", {}).items()],
         "markers": (_per_player(page, "leave", state.seats, marker=True)
-                    if state.settings["markers"] else []),
+                    if state.settings.get("markers") else []),
     }
 
 
@@ -143,6 +144,7 @@ def captains_context(page: PageInput) -> dict:
                 for p in (game or {}).get("odd", {})],
         "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
         "drop_outs": _per_player(page, "drop-out", (game or {}).get("players", [])),
+        "between": None if game else _between_hands(page),
         "result": _result(page),
     }
 
