@@ -9,6 +9,7 @@ from flask import abort, current_app, g, request
 
 from controller.errors import IllegalCommand
 from controller.journal import Journal, Record
+from controller.ledger import account_kind, account_owner
 from controller.protocol import loads_object
 from controller.table import Table
 
@@ -60,6 +61,22 @@ def last_settlement(scan: int = 400) -> Record | None:
         if any(e.kind == "opened" for e in record.events):
             return None
     return None
+
+
+def coins_moved(record: Record | None) -> dict[str, int]:
+    """What each player won (+) or lost (-) in `record` when it settled no bet: a round the
+    card games settle from pots and penalties. Empty when the record settled bets (those
+    are shown bet by bet)."""
+    if record is None or any(e.kind == "bet-settled" for e in record.events):
+        return {}
+    moved: dict[str, int] = {}
+    for event in record.events:
+        for entry in event.entries:
+            for account, amount in entry.legs:
+                if account_kind(account) == "player":
+                    player = account_owner(account)
+                    moved[player] = moved.get(player, 0) + amount
+    return {p: n for p, n in moved.items() if n}
 
 
 def _check_value(value: Any, depth: int = 0) -> None:

@@ -18,6 +18,7 @@ from web.auth import banker_required, login_required
 from web.camera import camera_status
 from web.data import (
     camera,
+    coins_moved,
     journal,
     json_body,
     last_settlement,
@@ -117,6 +118,7 @@ def frame_context() -> dict:
         "camera": camera_status(camera()),
         "settlement": settlement,
         "bet_in_words": partial(bet_in_words, bet_words=mode.bet_words),
+        "moved": coins_moved(settlement),
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],
         "journal_tail": [(r, describe(r, words[r.seq], secret_args())) for r in tail],

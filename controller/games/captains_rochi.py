@@ -447,6 +447,7 @@ class CaptainsRochi(Engine):
         row = {"player": loser, "shields": shields, "due": to_winner + odd, "paid": paid,
                "odd": odd_paid, "shortfall": to_winner + odd - paid - odd_paid}
         ended = RoundEnded(CUT, game.turn, {"winner": winner, "loser": loser, "suit": suit,
+                                            "suit_title": ROCHE.suit(suit).title,
                                             "pot": taken, "penalties": [row], "ante": ante,
                                             "ante_shortfall": 1 - ante}).event()
         event = Event(ended.kind, ended.data, tuple(entries))
@@ -458,9 +459,8 @@ class CaptainsRochi(Engine):
         events = [event]
         game, drawn = self._draw(game)
         events += drawn
-        return state.replace(game=game, rounds=state.rounds + 1,
-                             last_result=settlement({"result": CUT, **event.data["details"]},
-                                                    ())), events
+        last = settlement({"result": CUT, **event.data["details"]})
+        return state.replace(game=game, rounds=state.rounds + 1, last_result=last), events
 
     @staticmethod
     def _discard_suit(game: Game, suit: str) -> Game:
@@ -611,9 +611,7 @@ class CaptainsRochi(Engine):
             suit = card_of(c).suit
             if game.felt.is_locked(suit):
                 continue
-            n = len(game.felt.stack(suit))
-            price = n if n + 1 >= RANK[suit] else n + 1
-            if game.felt.owner(suit) == game.turn or price <= held:
+            if game.felt.owner(suit) == game.turn or game.felt.price(suit) <= held:
                 out.append(c)
         return out or self.unseen(state)
 

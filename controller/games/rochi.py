@@ -144,6 +144,12 @@ class Felt:
         return Felt(self.stacks, owners, self.locked,
                     tuple((p, c) for p, c in self.shields if p != player))
 
+    def price(self, suit: str) -> int:
+        """What buying `suit` costs now: the cards in its stack after the play (a card that
+        would cut goes to a shield instead, so the stack keeps its count)."""
+        n = len(self.stack(suit))
+        return n if n + 1 >= RANK[suit] else n + 1
+
     def cuts(self, suit: str) -> bool:
         """True when the stack holds exactly half the suit: the card just added cut it."""
         return len(self.stack(suit)) == RANK[suit]
@@ -167,10 +173,11 @@ class Felt:
             "cut": rank,
             "stack": list(stack),
             "count": n,
-            "price": None if locked else (n if n + 1 >= rank else n + 1),
+            "price": None if locked else self.price(suit),
             "owner": self.owner(suit),
             "pot": pot,
-            "ripe": not locked and n == rank - 1,
+            # Ripe: one card short of the cut, and that card can still come.
+            "ripe": not dead and n == rank - 1,
             "dead": dead,
             "locked": locked,
         }
@@ -203,13 +210,14 @@ def place(felt: Felt, ledger, player: str, card: str) -> Placement:
         raise IllegalCommand("%(suit)s is locked and cannot be bought; play a card of an "
                              "open suit", suit=title)
     owner = felt.owner(suit)
-    n = len(felt.stack(suit))
-    if n + 1 >= RANK[suit]:
-        # Cards from hands never cut: it goes to the previous owner, else to the buyer.
+    price = felt.price(suit)
+    if price == len(felt.stack(suit)):
+        # The card would cut, and cards from hands never cut: it goes to the previous owner
+        # as a shield, else to the buyer; the stack keeps its count.
         shield_of = owner if owner not in (None, player) else player
-        felt, to, price = felt.shielded(shield_of, card), "shield", n
+        felt, to = felt.shielded(shield_of, card), "shield"
     else:
-        felt, to, price, shield_of = felt.stacked(card), "stack", n + 1, None
+        felt, to, shield_of = felt.stacked(card), "stack", None
     felt = felt.owned(suit, player)
     held = ledger.balance(player_account(player))
     entries: tuple[Entry, ...] = ()
@@ -236,15 +244,14 @@ def check_possible(card: str, seen: Iterable[str]) -> Card:
     return found
 
 
-def settlement(result: Mapping[str, Any], events: Iterable[Event]) -> dict:
-    """How a round was settled, for the table view: the result, winner, suit, pot and each
-    penalty (and a Last Hand's shares)."""
-    out = {k: result.get(k) for k in ("result", "winner", "loser", "suit", "pot")
+def settlement(result: Mapping[str, Any]) -> dict:
+    """How a round was settled, for the table view: the result, winner, suit (key and
+    title), pot and each penalty (and a Last Hand's shares)."""
+    out = {k: result.get(k) for k in ("result", "winner", "loser", "suit", "suit_title", "pot")
            if result.get(k) is not None}
     out["penalties"] = [dict(r) for r in result.get("penalties", ())]
-    for e in events:
-        if e.kind == "pots-divided":
-            out["shares"] = dict(e.data["shares"])
+    if result.get("shares"):
+        out["shares"] = dict(result["shares"])
     return out
 
 
@@ -718,8 +725,8 @@ class Rochi(Engine):
         pen_events, rows = penalty_events(state.ledger, hand.felt, suit, winner, payers)
         state = self.post(state, pen_events)
         events += pen_events
-        result = {"result": how, "winner": winner, "suit": suit, "pot": pot,
-                  "penalties": rows}
+        result = {"result": how, "winner": winner, "suit": suit,
+                  "suit_title": ROCHE.suit(suit).title, "pot": pot, "penalties": rows}
         return self._end_hand(state, result, events)
 
     def _no_winner(self, state: RochiState, why: str, first: list[Event]) -> Handled:
@@ -729,19 +736,23 @@ class Rochi(Engine):
     def _end_hand(self, state: RochiState, result: dict, events: list[Event]) -> Handled:
         hand = state.hand
         assert hand is not None
+        division = self._divide(state, hand, result.get("winner")) if hand.last else None
+        if division is not None:
+            # The Last Hand's division settles from the pots, with no bet: its shares are part
+            # of how the hand ended (the page and the end slip show them).
+            result = {**result, "shares": division.data["shares"]}
         details = {k: v for k, v in result.items() if k != "result"}
         events.append(RoundEnded(result["result"], hand.players[0],
                                  {**details, "players": list(hand.players),
                                   "folded": sorted(hand.folded)}).event())
-        if hand.last:
-            division = self._divide(state, hand, result.get("winner"))
+        if division is not None:
             state = self.post(state, [division])
             events.append(division)
         leader = _seat_after(state.seats, state.seats, hand.players[0])
         events.append(Event("button", {"leader": leader}))
         return state.replace(hand=None, leader=leader, rounds=state.rounds + 1,
                              last_hand=False if hand.last else state.last_hand,
-                             last_result=settlement(result, events)), events
+                             last_result=settlement(result)), events
 
     def _divide(self, state: RochiState, hand: Hand, winner: str | None) -> Event:
         """The Last Hand: every pot combined and divided among all the hand's players; the

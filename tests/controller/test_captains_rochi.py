@@ -164,6 +164,75 @@ def test_a_suit_dead_on_the_table_forces_a_reshuffle():
     assert not state.game.felt.shields_of("Ann") and state.game.total() == 54
 
 
+def test_an_empty_deck_forces_a_reshuffle():
+    """The third reshuffle condition: the deck runs out. The locked stacks go to the discards
+    first, and the discards become the deck."""
+    state = started()
+    state, _ = run(state, C("play", player="Ann", card="COMMONS-7-DAY-03"))  # Ann owns Commons
+    # Each turn deals one card, never the whole of a suit (none dies) nor Commons' cut: the
+    # other suits are cut unowned and lock.
+    room = {"mages": 3, "realm": 5, "world": 7, "valor": 9, "kin": 11, "commons": 6}
+    events = []
+    while not any(e.kind == "reshuffled" for e in events):
+        on_table = state.game.felt.cards()
+        card = next(c for c in ENGINE.unseen(state)
+                    if sum(x.split("-")[0] == c.split("-")[0] for x in on_table)
+                    < room[c.split("-")[0].lower()])
+        p = state.game.turn
+        state, ev = run(state, deal(card, player=p))
+        events += ev
+        if state.game.turn == p:
+            state, ev = run(state, C("end-turn", player=p))
+    locked = {e.data["suit"] for e in events if e.kind == "locked"}
+    assert state.rounds == 0 and locked and "commons" not in locked
+    shuffled = next(e for e in events if e.kind == "reshuffled")
+    assert shuffled.data["why"] == "the deck is empty"
+    game = state.game
+    # Every locked stack went back into the deck and its suit is open again; Commons stays.
+    assert shuffled.data["cards"] == game.deck == 54 - sum(game.held) - len(game.felt.cards())
+    assert not any(game.felt.is_locked(s) for s in SUITS) and game.felt.stack("commons")
+    assert game.total() == 54 and game.discard == ()
+    state, _ = run(state, deal("MAGES-2-DAY-01", player=game.turn))  # the deck deals again
+
+
+def test_a_loser_short_of_coins_pays_the_winner_first_then_the_odd_coin_then_the_ante():
+    state = table("Ann", "Bob", coins=11)
+    state, _ = run(state, C("start-game"), *(deal(c) for c in SEEDS))
+    # Ann: 11 - 6 antes - 4 for Valor + 4 from Bob (her shield) - 2 for Kin = 3 coins.
+    state, _ = run(state, C("play", player="Ann", card="VALOR-5-DAY-04"),
+                   C("play", player="Bob", card="VALOR-5-NIGHT-01"), C("end-turn", player="Bob"),
+                   C("play", player="Ann", card="KIN-6-DAY-02"), C("end-turn", player="Ann"))
+    assert coins(state)["Ann"] == 3
+    state, ev = run(state, deal("VALOR-5-NIGHT-02", player="Bob"))
+    cut = next(e for e in ev if e.kind == "round-ended").data["details"]
+    # The 5s, one shield: 2 to Bob, the odd coin into a pot, no coin left for the ante.
+    assert cut["penalties"] == [{"player": "Ann", "shields": 1, "due": 3, "paid": 2, "odd": 1,
+                                 "shortfall": 0}]
+    assert cut["ante"] == 0 and cut["ante_shortfall"] == 1
+    assert coins(state)["Ann"] == 0 and state.ledger.total() == 0
+    # Poorer still: the penalty takes what there is, the rest is written as a shortfall.
+    state = table("Ann", "Bob", coins=10)
+    state, _ = run(state, C("start-game"), *(deal(c) for c in SEEDS),
+                   C("play", player="Ann", card="REALM-3-DAY-02"),
+                   C("play", player="Bob", card="VALOR-5-DAY-04"))
+    assert coins(state)["Ann"] == 2
+    state, ev = run(state, deal("VALOR-5-DAY-05", player="Bob"))
+    cut = next(e for e in ev if e.kind == "round-ended").data["details"]
+    assert cut["winner"] == "Bob" and cut["penalties"] == [
+        {"player": "Ann", "shields": 0, "due": 5, "paid": 2, "odd": 0, "shortfall": 3}]
+    assert cut["ante"] == 0 and coins(state)["Ann"] == 0
+
+
+def test_a_second_card_from_the_deck_passes_the_turn():
+    state = started()
+    state, _ = run(state, C("play", player="Ann", card="KIN-6-DAY-02"),
+                   deal("WORLD-4-DAY-02", player="Bob"))
+    refused(state, deal("WORLD-4-DAY-03", player="Bob"), "dealt this turn already")
+    state, ev = run(state, deal("WORLD-4-DAY-03"))
+    assert [e.kind for e in ev][:2] == ["turn-over", "turn"]
+    assert ev[2].data["by"] == "Ann" and state.game.turn == "Ann" and state.game.dealt
+
+
 def test_stopping_by_agreement_divides_the_pots():
     state = started()
     state, _ = run(state, C("play", player="Ann", card="VALOR-5-DAY-04"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from itertools import permutations
 
@@ -88,3 +89,16 @@ def test_dealing_only_the_deck_cuts_each_suit_first_as_often_as_the_exact_chance
     for bet in report["bets"]:
         assert bet["n"] == 1200
         assert abs(bet["edge"] - bet["exact_edge"]) <= 3 * bet["se"], bet
+
+
+def test_feltbank_odds_simulate_and_bench_games_list_both_modes(capsys):
+    from controller.cli import main
+
+    for mode in ("rochi", "captains-rochi"):
+        assert main(["odds", mode]) == 0
+        assert "cuts first" in capsys.readouterr().out
+        assert main(["simulate", mode, "--turns", "20", "--seed", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["turns"] == 20
+    assert main(["bench", "games", "--turns", "20", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["rochi"]["turns_per_s"] > 0 and figures["captains-rochi"]["turns_per_s"] > 0

@@ -112,6 +112,8 @@ def test_chance_benedict_and_aubrey_buy_the_6s():
     assert rows["Benedict"]["paid"] == 3 and rows["Chance"]["paid"] == 6
     assert coins(state) == {"Chance": 95, "Benedict": 99, "Aubrey": 106}
     assert state.hand is None and state.leader == "Benedict" and state.rounds == 1
+    assert ENGINE.light(state, tuple(ev)) == "win"
+    assert state.last_result["suit"] == "kin" and state.last_result["suit_title"] == "Kin"
     assert state.ledger.total() == 0 and state.ledger.balance(CASHIER) == -300
 
 
@@ -380,6 +382,21 @@ def test_the_last_hand_divides_every_pot_among_all_its_players():
     assert state.ledger.total() == 0
 
 
+def test_a_last_hand_with_no_winner_gives_its_odd_coins_from_the_leader_round_to_the_left():
+    state = pots_after_a_hand()   # realm 2, commons 3; leader B
+    state, _ = run(state, C("last-hand"), C("start-hand"), *(deal(c) for c in SEEDS))
+    # B and C fold: A is the last player standing and owns no suit, so no one wins.
+    state, ev = run(state, C("fold", player="B"), C("fold", player="C"))
+    ended = next(e for e in ev if e.kind == "round-ended")
+    assert ended.data["result"] == "hand-no-winner"
+    # 5 coins among B, C, A: one each, and the 2 odd coins to B and C (from the leader on).
+    divided = next(e for e in ev if e.kind == "pots-divided")
+    assert divided.data["shares"] == {"B": 2, "C": 2, "A": 1} and divided.data["odd_to"] == ["B", "C"]
+    assert ended.data["details"]["shares"] == divided.data["shares"]
+    assert state.last_result["shares"] == divided.data["shares"]
+    assert coins(state) == {"A": 99, "B": 99, "C": 102}
+
+
 def test_the_odd_coins_of_the_last_hand_go_to_its_winner():
     state = pots_after_a_hand()
     state, _ = run(state, C("last-hand"),
@@ -389,6 +406,36 @@ def test_the_odd_coins_of_the_last_hand_go_to_its_winner():
     state, ev = run(state, C("fold", player="C"), C("fold", player="A"))
     divided = next(e for e in ev if e.kind == "pots-divided")
     assert divided.data["total"] == 5 and divided.data["shares"] == {"B": 3, "C": 1, "A": 1}
+
+
+# -- the table view --------------------------------------------------------------------------------
+
+
+def suit(state, key: str) -> dict:
+    return next(s for s in ENGINE.view(state)["suits"] if s["suit"] == key)
+
+
+def test_the_table_view_shows_each_suits_stack_price_owner_pot_state_and_the_shields():
+    state = seeded("A", "B", "C", seeds=["MAGES-2-DAY-01", *SEEDS[1:6]])
+    mages = suit(state, "mages")
+    assert mages["stack"] == ["MAGES-2-DAY-01"] and mages["count"] == 1 and mages["cut"] == 2
+    # One card short of the cut: ripe; a card played now would cut, so it goes to a shield and
+    # the price is the stack's count.
+    assert mages["ripe"] and not mages["dead"] and not mages["locked"] and mages["price"] == 1
+    assert mages["owner"] is None and mages["pot"] == 0
+    assert suit(state, "kin")["price"] == 1 and not suit(state, "kin")["ripe"]
+    state, _ = run(state, C("play", player="A", card="MAGES-2-DAY-02"), end("A"),
+                   C("play", player="B", card="MAGES-2-NIGHT-01"), end("B"))
+    mages = suit(state, "mages")
+    assert mages["owner"] == "B" and mages["pot"] == 1 and mages["count"] == 1
+    assert ENGINE.view(state)["hand"]["shields"] == {"A": ["MAGES-2-DAY-02", "MAGES-2-NIGHT-01"],
+                                                     "B": [], "C": []}
+    # The last Mages card goes to a shield too: none is left to cut the suit, so it is dead
+    # (and no longer ripe), though not locked.
+    state, _ = run(state, C("play", player="C", card="MAGES-2-NIGHT-02"))
+    mages = suit(state, "mages")
+    assert mages["dead"] and not mages["ripe"] and not mages["locked"] and mages["owner"] == "C"
+    assert ENGINE.view(state)["hand"]["shields"]["B"] == ["MAGES-2-NIGHT-02"]
 
 
 # -- random legal play on a simulated deck --------------------------------------------------------------
@@ -478,3 +525,19 @@ def test_the_camera_reading_of_new_cards():
     state, _ = run(state, C("play", player="A", card="KIN-6-DAY-02"))
     reading = ENGINE.read(state, seen(*SEEDS, "KIN-6-DAY-02", "VALOR-5-DAY-02"))
     assert reading.ready and reading.commands[0].args == {"card": "VALOR-5-DAY-02"}
+
+
+@pytest.mark.parametrize("page", ["rochi.md", "captains-rochi.md"])
+def test_every_test_the_rules_page_points_at_exists(page):
+    """docs/rules: each ruling points at the test that holds it; a renamed or removed test
+    leaves no pointer to nothing."""
+    import re
+
+    root = Path(__file__).parents[2]
+    text = (root / "docs" / "rules" / page).read_text()
+    named = set(re.findall(r"\b(test_[a-z0-9_]+)\b", text))
+    sources = [f.read_text() for f in (root / "tests").rglob("test_*.py")]
+    files = {f.stem for f in (root / "tests").rglob("test_*.py")}
+    missing = sorted(t for t in named - files
+                     if not any(re.search(rf"^\s*(async )?def {t}\(", src, re.M) for src in sources))
+    assert len(named) > 20 and missing == []

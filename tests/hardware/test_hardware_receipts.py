@@ -419,3 +419,48 @@ def test_a_roche_slip_in_french():
     assert "Mise pari sur une carte : KIN-6-DAY-03" in plain(printer.render("payout-slip", paid))
     assert "Bet Kin (6s) to cut" in plain(render("bet-slip", bet))
     assert "Bet Single Card bet: KIN-6-DAY-03" in plain(render("payout-slip", paid))
+
+
+#: The suits of the Roche deck in words, in English and in French.
+SUIT_WORDS = {"mages": ("Mages", "Mages"), "realm": ("Realm", "Royaume"),
+              "world": ("World", "Monde"), "valor": ("Valor", "Vaillance"),
+              "kin": ("Kin", "Parentèle"), "commons": ("Commons", "Communs")}
+
+
+@cache
+def every_end_slip(name: str) -> list[dict]:
+    """Every end slip of STEPS steps of seeded play of mode `name`, in order."""
+    return [{"table": "Fortune Smiles", "time": "2026-11-26 12:00:00", **data}
+            for seq, step in enumerate(itertools.islice(random_play(name, seed=5), STEPS), 1)
+            for _, data in slips_for(step.events or (), seq, ["round"], name)]
+
+
+@pytest.mark.parametrize("name", ["rochi", "captains-rochi"])
+def test_the_rochi_end_slips_name_the_suit_and_every_coin_paid_from_the_pots(name):
+    """Issue 16: the card games settle with no bet, from pots and penalties. Their end slips
+    print the suit in words (not its key), what the winner took in all, and the pots divided
+    (Rochi's Last Hand, Captain's Rochi's stop)."""
+    slips = every_end_slip(name)
+    cuts = [d for d in slips if d["details"].get("suit")]
+    assert {d["details"]["suit"] for d in cuts} == set(SUIT_WORDS)
+    for data in cuts:
+        text = plain(render("round-slip", data, mode=name))
+        assert f"Suit {SUIT_WORDS[data['details']['suit']][0]}" in text, text
+        assert f"Suit {data['details']['suit']} " not in text
+        if name == "rochi":
+            won = data["details"]["pot"] + sum(r["paid"] for r in data["details"]["penalties"])
+            assert f"Won {won}" in text
+    divided = [d for d in slips if d["details"].get("shares")]
+    assert divided, f"{STEPS} steps of {name} divided no pots"
+    for data in divided:
+        text = plain(render("round-slip", data, mode=name))
+        assert " ".join(f"{p} {n}" for p, n in data["details"]["shares"].items()) in text
+
+
+@pytest.mark.parametrize("name", ["rochi", "captains-rochi"])
+def test_the_rochi_end_slips_name_the_suit_in_french(name, french):
+    for data in every_end_slip(name):
+        text = plain(render("round-slip", data, mode=name, language="fr"))
+        if data["details"].get("suit"):
+            assert f"Couleur {SUIT_WORDS[data['details']['suit']][1]}" in text
+    assert french.words == set()

@@ -116,10 +116,13 @@ def shot(page, name):
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def setup_banker(page, url):
+def setup_banker(page, url, mode=None):
+    """The first-run wizard: the banker's account, and the game when `mode` is given."""
     page.goto(url + "/")
     assert page.url.endswith("/setup")
     shot(page, "01-wizard")
+    if mode:
+        page.select_option("select[name=mode]", mode)
     page.fill("input[name=setup_code]", setup_code(DATA_DIRS[url]))
     page.fill("input[name=name]", "boss")
     page.fill("input[name=password]", PASSWORD)

@@ -41,6 +41,9 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
         page = panel(client)
         kin = re.search(r'data-suit="kin">(.*?)</ol>', page, re.S).group(1)
         assert "Chance" in kin and "2 / 6" in kin and ">2<" in kin  # the pot
+        # What a player owns is said in the suits' words, not their keys.
+        chance = re.search(r'data-player="Chance">(.*?)</div>\s*</div>', page, re.S).group(1)
+        assert '<span class="owns">Kin</span>' in chance
         refused = auth.command("play", player="Chance", card="KIN-6-DAY-03")
         assert refused.status_code == 422 and "played a card this turn" in refused.text
         # Benedict and Aubrey fold: Chance is the last standing with Kin and wins its pot.
@@ -48,7 +51,11 @@ def test_a_hand_of_rochi_played_from_the_page(tmp_path, make_app, auth):
             assert auth.command(cmd[0], player=cmd[1]).status_code == 201
         page = panel(client)
         assert "the last player standing wins" in page and 'id="rochi-result"' in page
-        assert "Winner: <strong>Chance</strong>" in page
+        assert "Winner: <strong>Chance</strong> · Kin · Pot 2" in page
+        # The table's last settlement: no bet was settled, so each player's coins won or lost
+        # (Chance takes back the 2 coins she paid into Kin's pot).
+        moved = re.search(r'id="coins-moved">(.*?)</table>', page, re.S).group(1)
+        assert re.findall(r"<td>(\w+)</td><td[^>]*>([^<]+)</td>", moved) == [("Chance", "+2")]
     finally:
         table.journal.close()
 
@@ -92,7 +99,17 @@ def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth)
         client = make_app(table).test_client()
         auth.client = client
         auth.setup()
+        # Between games the page gives the button: Bob moves first, then Ann.
+        button = re.search(r'id="leader-button"(.*?)</div>', panel(client), re.S).group(1)
+        assert re.findall(r"data-cmd='([^']*)'", button) == [
+            '{"kind": "button", "player": "Ann"}', '{"kind": "button", "player": "Bob"}']
+        assert auth.command("button", player="Bob").status_code == 201
         assert auth.command("start-game").status_code == 201
+        assert table.state.game.players == ("Bob", "Ann")
+        assert auth.command("stop").status_code == 201
+        assert auth.command("button", player="Ann").status_code == 201
+        assert auth.command("start-game").status_code == 201
+        assert 'id="leader-button"' not in panel(client)
         for card in ["VALOR-5-DAY-01", "VALOR-5-DAY-02", "VALOR-5-DAY-03", "KIN-6-DAY-01",
                      "COMMONS-7-DAY-01", "WORLD-4-DAY-01", "REALM-3-DAY-01", "COMMONS-7-DAY-02"]:
             assert auth.command("deal", card=card).status_code == 201
@@ -105,6 +122,10 @@ def test_a_captains_game_cut_and_stopped_from_the_page(tmp_path, make_app, auth)
         result = re.search(r'id="rochi-result">(.*?)</section>', page, re.S).group(1)
         assert "the suit cut: its owner wins" in result and "Winner: <strong>Bob</strong>" in result
         assert re.search(r"<td>Ann</td><td[^>]*>1</td><td[^>]*>3</td><td[^>]*>2 \+ 1</td>", result)
+        # Bob won the penalty (2) and the pot less one (5); Ann paid 2, the odd coin and the ante.
+        moved = re.search(r'id="coins-moved">(.*?)</table>', page, re.S).group(1)
+        assert re.findall(r"<td>(\w+)</td><td[^>]*>([^<]+)</td>", moved) == [("Ann", "-4"),
+                                                                             ("Bob", "+7")]
         # The drop-out waits for Ann's odd coin: its button says why.
         button = re.search(r'<button[^>]*drop-out[^>]*>', page).group(0)
         assert "odd penalty coin waits for a pot" in button
@@ -137,5 +158,65 @@ def test_a_refused_play_says_why_in_french(tmp_path, make_app, auth):
             assert auth.command("deal", card=card).status_code == 201
         refused = auth.command("play", player="Benedict", card="KIN-6-DAY-02")
         assert refused.json["error"] == "c'est le tour de Chance, pas celui de Benedict"
+    finally:
+        table.journal.close()
+
+
+def test_between_hands_the_page_moves_the_button_takes_a_joining_fee_and_grants_markers(
+        tmp_path, make_app, auth):
+    """The table business of Rochi between hands, from the page's own buttons: the leader
+    button given to a player, a newcomer's joining fee into the pot she chooses, a leaver's
+    marker (the table's settings joining_fee and markers on)."""
+    import json
+
+    table = open_table(tmp_path / "rochi.sqlite3", mode="rochi",
+                       players=("Chance", "Benedict", "Aubrey"), coins=100,
+                       settings={"joining_fee": True, "markers": True})
+
+    def tap(page: str, selector: str, words: str):
+        """Send the command of the button in `selector`'s block whose label is `words`."""
+        block = re.search(selector + r"(.*?)</div>", page, re.S).group(1)
+        found = re.search(r"data-cmd='([^']*)'[^>]*>" + re.escape(words) + "</button>", block)
+        args = json.loads(found.group(1))
+        return auth.command(args.pop("kind"), **args)
+
+    try:
+        auth.client = make_app(table).test_client()
+        auth.setup()
+        # A hand leaves 2 coins in Kin's pot (Benedict wins Commons' as the last standing).
+        assert auth.command("start-hand").status_code == 201
+        for cmd in [("deal", {"card": c}) for c in SEEDS] + [
+                ("play", {"player": "Chance", "card": "KIN-6-DAY-02"}),
+                ("end-turn", {"player": "Chance"}),
+                ("play", {"player": "Benedict", "card": "COMMONS-7-DAY-03"}),
+                ("end-turn", {"player": "Benedict"}), ("fold", {"player": "Aubrey"}),
+                ("fold", {"player": "Chance"})]:
+            assert auth.command(cmd[0], **cmd[1]).status_code == 201, cmd
+        assert table.state.hand is None and table.state.leader == "Benedict"
+        # The leader button, given to Chance from the page.
+        assert tap(panel(auth.client), 'id="leader-button"', "Chance").status_code == 201
+        assert table.state.leader == "Chance"
+        # Dora joins: ceil(2 / 3) = 1 coin, into the pot of her choice.
+        assert auth.command("join", player="Dora").status_code == 201
+        assert auth.command("buy-in", player="Dora", amount=10).status_code == 201
+        page = panel(auth.client)
+        assert "Dora: joining fee 1 into" in page
+        assert tap(page, 'class="actions joining-fee" data-player="Dora"', "Valor"
+                   ).status_code == 201
+        assert table.state.ledger.balance("pot:rochi-valor") == 1 and not table.state.owes("Dora")
+        assert "joining fee" not in panel(auth.client)
+        # Benedict sits out with a marker: floor(3 / 4) = 0 coins credited.
+        assert tap(panel(auth.client), 'id="markers"', "Benedict").status_code == 201
+        assert table.state.markers == (("Benedict", 0),) and "Benedict" not in table.state.seats
+        # The Last Hand, agreed from the page and taken back (a player refused).
+        page = panel(auth.client)
+        assert tap(page, 'class="actions"', "Last Hand").status_code == 201
+        assert table.state.last_hand
+        assert tap(panel(auth.client), 'class="actions"', "Take back the Last Hand"
+                   ).status_code == 201
+        assert not table.state.last_hand
+        # In a hand, the between-hands business is not offered.
+        assert auth.command("start-hand").status_code == 201
+        assert 'id="leader-button"' not in panel(auth.client)
     finally:
         table.journal.close()

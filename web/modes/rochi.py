@@ -60,7 +60,7 @@ def _players(page: PageInput, game: dict | None) -> list:
                     "folded": p in game.get("folded", []),
                     "had_turn": p in game.get("had_turn", game.get("players", [])),
                     "turn": p == game.get("turn"), "balance": view["balances"].get(p, 0),
-                    "owns": [s["suit"] for s in view["suits"] if s["owner"] == p]})
+                    "owns": [s["title"] for s in view["suits"] if s["owner"] == p]})
     return out
 
 
@@ -68,11 +68,38 @@ def _actions(page: PageInput, kinds: list[tuple[str, str]], turn: str | None) ->
     out = []
     for kind, words in kinds:
         args = {"player": turn} if kind in ("end-turn", "fold", "pass") else {}
+        if kind == "last-hand" and page.view["last_hand"]:
+            # Agreed already: any player may still refuse, and the table takes it back.
+            args, words = {"agreed": False}, "Take back the Last Hand"
         if kind in ("end-turn", "fold", "pass") and not turn:
             continue
         out.append({"command": {"kind": kind, **args}, "words": words,
                     "reason": reason(page.engine, page.state, kind, **args)})
     return out
+
+
+def _per_player(page: PageInput, kind: str, players, **args) -> list:
+    """One `kind` command per player (a button each), with the reason it is refused now."""
+    return [{"command": {"kind": kind, "player": p, **args}, "player": p,
+             "reason": reason(page.engine, page.state, kind, player=p, **args)}
+            for p in players]
+
+
+def _between_hands(page: PageInput) -> dict:
+    """The table's business between hands (or Captain's games): who gets the leader button
+    (who moves first); in Rochi a newcomer's joining fee into the pot she chooses and a
+    leaver's marker (when the table grants them)."""
+    state, view = page.state, page.view
+    return {
+        "buttons": _per_player(page, "button", state.seats),
+        "entries": [{"player": p, "owed": owed,
+                     "pots": [{"title": s.title, **_per_player(page, "pay-entry", [p],
+                                                               pots={s.key: owed})[0]}
+                              for s in ROCHE.suits]}
+                    for p, owed in view.get("owed", {}).items()],
+        "markers": (_per_player(page, "leave", state.seats, marker=True)
+                    if state.settings.get("markers") else []),
+    }
 
 
 def _result(page: PageInput) -> dict | None:
@@ -96,6 +123,7 @@ def rochi_context(page: PageInput) -> dict:
                                    ("end-turn", "End the turn"), ("fold", "Fold")], turn),
         "result": _result(page),
         "next_cut": _next_cut(view, list(page.state.hand.seen), hand["deck"]) if hand else {},
+        "between": None if hand else _between_hands(page),
     }
 
 
@@ -115,9 +143,8 @@ def captains_context(page: PageInput) -> dict:
                                         for s in ROCHE.suits]}
                 for p in (game or {}).get("odd", {})],
         "next_cut": _next_cut(view, page.state.game.known(), game["deck"]) if game else {},
-        "drop_outs": [{"command": {"kind": "drop-out", "player": p}, "player": p,
-                       "reason": reason(page.engine, page.state, "drop-out", player=p)}
-                      for p in (game or {}).get("players", [])],
+        "drop_outs": _per_player(page, "drop-out", (game or {}).get("players", [])),
+        "between": None if game else _between_hands(page),
         "result": _result(page),
     }
 
