@@ -736,13 +736,19 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         for rd in kept]
     kept = [rd for rd, p in zip(kept, pip, strict=True) if not p]
     colours = [c for c, p in zip(colours, pip, strict=True) if not p]
-    for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip
+    for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip, one
+        # more than twice their size is not a die of the set (a cloth's cell with spots in it)
         near = [o.size_px for o in kept if o is not rd and o.label is not None
                 and math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1])
-                < 4 * o.size_px]
-        if rd.label is not None and near and rd.size_px < PIP_OF_FACE * float(np.median(near)):
+                < 4 * max(o.size_px, rd.size_px)]
+        if rd.label is None or not near:
+            continue
+        if rd.size_px < PIP_OF_FACE * float(np.median(near)):
             rd.label, rd.confidence = None, 0.3
             rd.why = "a pip's size beside the dice near it (a pip of a die not found?)"
+        elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
+            rd.label, rd.confidence = None, 0.3
+            rd.why = "more than twice the size of the dice near it"
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
     for rd, colour in zip(kept, colours, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):

@@ -238,3 +238,16 @@ def test_a_pip_with_light_or_shade_in_it_is_not_a_die_showing_one():
     score(res, scene.dice, out, scene.hard, 147)
     assert res.confident_errors == 0, res.errors
     assert any(o.label == "4" and math.hypot(o.center[0] - 641, o.center[1] - 690) < 20 for o in out)
+
+
+def test_dice_of_one_set_a_face_far_larger_or_a_pips_size_is_not_read():
+    # three dice of one size and, beside them, a "die" 2.6 times their size and one a
+    # pip's size: neither is a die of the set
+    img = np.full((720, 960, 3), (60, 110, 150), np.uint8)
+    for n, (x, y), side in ((5, (200, 200), 70), (3, (330, 200), 70), (2, (200, 330), 70),
+                            (4, (600, 420), 180), (1, (330, 330), 24)):
+        face = _die_image(list(LAYOUTS[n]), side=side, turn=0.0)
+        img[y - 100:y + 100, x - 100:x + 100] = face[140:340, 220:420]
+    out = read_pips(img)
+    got = sorted((o.label, round(o.center[0]), round(o.center[1])) for o in out if o.label)
+    assert [g[0] for g in got] == ["2", "3", "5"], got
