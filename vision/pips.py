@@ -61,6 +61,7 @@ MAX_GRID_ERR = 0.42  # a grid point's reading may be off its layout by this much
 HESSIAN_RATIO = (4 + 1) ** 2 / 4  # curvatures at most 4:1 (a spot, not a line)
 DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
+PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it, is its pip
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 
 
@@ -600,6 +601,11 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     side = face.side if side is None else side
     if not 1 <= n <= 6:
         return None, 0.2, f"{n} spots on the face", face.center, face.angle, 0.0
+    if n == 1:  # a lone spot must be a pip: round (not a crescent of shade or light in a
+        # dimpled pip, not a corner or a crossing of a cloth's pattern)
+        _shape(spots[0], smooth)
+        if spots[0].elong >= SQUEEZED:
+            return None, 0.3, "the one spot is not round", face.center, face.angle, 0.0
     centre, angle, s, res = _fit_grid(spots, n, face.angle, side)
     if res > 0.22:
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
@@ -717,12 +723,32 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         same = next((o for o in kept if math.hypot(rd.center[0] - o.center[0],
                                                      rd.center[1] - o.center[1])
                      <= (0.4 if _alike(rd, o) else 0.6) * max(rd.size_px, o.size_px)), None)
-        if same is None:
-            kept.append(rd)
+        if same is None or (rd.label is not None and rd.size_px * PIP_OF_FACE > same.size_px):
+            kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
             colours.append(colour)
         elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
             same.why = f"read as {same.label} and as {rd.label} at two scales"
             same.label, same.confidence = None, 0.3
+    # a face at most a pip's size within a read face is a pip of it (a glossy or dimpled
+    # pip, its spot of light or shade taken for a pip), however surely read
+    pip = [any(o.label is not None and rd.size_px < PIP_OF_FACE * o.size_px and math.hypot(
+        o.center[0] - rd.center[0], o.center[1] - rd.center[1]) < 0.5 * o.size_px for o in kept)
+        for rd in kept]
+    kept = [rd for rd, p in zip(kept, pip, strict=True) if not p]
+    colours = [c for c, p in zip(colours, pip, strict=True) if not p]
+    for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip, one
+        # more than twice their size is not a die of the set (a cloth's cell with spots in it)
+        near = [o.size_px for o in kept if o is not rd and o.label is not None
+                and math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1])
+                < 4 * max(o.size_px, rd.size_px)]
+        if rd.label is None or not near:
+            continue
+        if rd.size_px < PIP_OF_FACE * float(np.median(near)):
+            rd.label, rd.confidence = None, 0.3
+            rd.why = "a pip's size beside the dice near it (a pip of a die not found?)"
+        elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
+            rd.label, rd.confidence = None, 0.3
+            rd.why = "more than twice the size of the dice near it"
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
     for rd, colour in zip(kept, colours, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):

@@ -2,16 +2,18 @@
 
 A test instrument, deterministic from a seed, deliberately unlike the felt table of
 `vision.synthetic`: any surface (felt of any colour, wood, woven cloth, paper, stone, a
-checked cloth), any frame size, objects from small to large in the frame, a pinhole camera
-at any height with its principal point off-centre, a lamp from anywhere (Lambert shading,
-soft cast shadows), uneven light, defocus, noise and JPEG. Readers must not be tuned to it:
+checked cloth; gingham and striped cloths of any scale), any frame size, objects from small
+to large in the frame, a pinhole camera at any height with its principal point off-centre
+(tilted, with `tilt_view`), a lamp from anywhere (Lambert shading, soft cast shadows), uneven
+light, defocus, noise (or a Bayer sensor's, demosaiced and sharpened: `light["bayer"]`) and
+JPEG. Readers must not be tuned to it:
 the benchmarks hold some surfaces and colours out of development (`held_out=True`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -22,6 +24,8 @@ FRAME_SIZES = ((640, 480), (800, 600), (1024, 768), (1280, 720), (1280, 960), (1
 #: surfaces drawn during development; the held-out ones are kept for the benchmark
 DEV_SURFACES = ("felt", "wood", "cloth", "paper")
 HELD_OUT_SURFACES = ("stone", "checked", "felt", "wood")
+#: woven patterns (gingham, stripes) of any scale, from a pip's size to a die's
+PATTERNED_SURFACES = ("gingham", "striped")
 
 
 def noise_field(rng: np.random.Generator, shape: tuple[int, int], cell: float) -> np.ndarray:
@@ -89,9 +93,27 @@ def surface(rng: np.random.Generator, kind: str, shape: tuple[int, int],
         cell = scale_px * rng.uniform(0.6, 2.0)
         chk = ((xx // cell + yy // cell) % 2).astype(np.float32)[:, :, None]
         img = a * chk + b * (1 - chk)
+    elif kind in PATTERNED_SURFACES:
+        base, ink = random_colour(rng, 0.45, 0.95), random_colour(rng, 0.05, 0.6)
+        ang = rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        period = scale_px * rng.uniform(0.15, 1.2)
+        duty = rng.uniform(0.25, 0.6)
+        soft = max(0.5, period * 0.03)
+        across = np.clip((duty * period - (u % period)) / soft + 0.5, 0, 1)
+        if kind == "gingham":  # stripes both ways, half ink each, full ink where they cross
+            down = np.clip((duty * period - (v % period)) / soft + 0.5, 0, 1)
+            cover = 0.5 * (across + down)
+        else:
+            cover = across
+        img = base[None, None, :] * (1 - cover[:, :, None]) + ink[None, None, :] * cover[:, :, None]
+        weave = max(1.5, scale_px * rng.uniform(0.03, 0.08))
+        img *= (1 + 0.06 * np.sin(xx / weave * math.pi) * np.sin(yy / weave * math.pi)
+                + 0.04 * noise_field(rng, shape, scale_px))[:, :, None]
     else:
         raise ValueError(f"unknown surface {kind!r}; expected one of "
-                         f"{sorted(set(DEV_SURFACES) | set(HELD_OUT_SURFACES))}")
+                         f"{sorted(set(DEV_SURFACES) | set(HELD_OUT_SURFACES) | set(PATTERNED_SURFACES))}")
     return np.clip(img, 0, 1).astype(np.float32)
 
 
@@ -104,17 +126,25 @@ class View:
     f_px: float
     height_mm: float
     principal: tuple[float, float]
+    turn: np.ndarray | None = None  # a tilted camera: its turn from looking straight down
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """Image points (N, 2) of world points (N, 3) in mm."""
-        depth = self.height_mm - pts[:, 2]
-        return np.stack([self.principal[0] + self.f_px * pts[:, 0] / depth,
-                         self.principal[1] + self.f_px * pts[:, 1] / depth], 1)
+        q = np.stack([pts[:, 0], pts[:, 1], self.height_mm - pts[:, 2]], 1)
+        if self.turn is not None:
+            q = q @ self.turn.T
+        return np.stack([self.principal[0] + self.f_px * q[:, 0] / q[:, 2],
+                         self.principal[1] + self.f_px * q[:, 1] / q[:, 2]], 1)
 
     def ground(self, u: float, v: float) -> tuple[float, float]:
         """The point on the table (z = 0) seen at image point (u, v)."""
-        return ((u - self.principal[0]) * self.height_mm / self.f_px,
-                (v - self.principal[1]) * self.height_mm / self.f_px)
+        if self.turn is None:
+            return ((u - self.principal[0]) * self.height_mm / self.f_px,
+                    (v - self.principal[1]) * self.height_mm / self.f_px)
+        ray = self.turn.T @ np.array([(u - self.principal[0]) / self.f_px,
+                                      (v - self.principal[1]) / self.f_px, 1.0])
+        t = self.height_mm / ray[2]
+        return float(ray[0] * t), float(ray[1] * t)
 
 
 def sample_view(rng: np.random.Generator, size: tuple[int, int], object_mm: float,
@@ -127,6 +157,17 @@ def sample_view(rng: np.random.Generator, size: tuple[int, int], object_mm: floa
     height = f * object_mm / rng.uniform(*object_px)
     pp = (w / 2 + rng.uniform(-0.1, 0.1) * w, h / 2 + rng.uniform(-0.1, 0.1) * h)
     return View(w, h, float(f), float(height), (float(pp[0]), float(pp[1])))
+
+
+def tilt_view(rng: np.random.Generator, view: View, most_deg: float) -> View:
+    """The camera tipped up to most_deg from looking straight down, towards any side (a hand-
+    held phone's or a stand's real perspective: the far part of the table smaller)."""
+    tilt = math.radians(rng.uniform(0, most_deg))
+    a = rng.uniform(0, 2 * math.pi)
+    axis = np.array([math.cos(a), math.sin(a), 0.0])
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    turn = np.eye(3) + math.sin(tilt) * k + (1 - math.cos(tilt)) * (k @ k)  # Rodrigues
+    return replace(view, turn=turn)
 
 
 def rot_z(deg: float) -> np.ndarray:
@@ -216,11 +257,34 @@ def finish(img: np.ndarray, rng: np.random.Generator, light: dict) -> np.ndarray
     if light["blur"] > 0.3:
         k = int(light["blur"] * 3) * 2 + 1
         out = cv2.GaussianBlur(out, (k, k), light["blur"])
-    out = out + rng.normal(0, light["noise"], out.shape).astype(np.float32) * np.sqrt(
-        np.clip(out, 0.02, 1))
-    u8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
+    if light.get("bayer"):
+        u8 = _bayer_sensor(out, rng, light["noise"], light.get("sharpen", 0.0))
+    else:
+        out = out + rng.normal(0, light["noise"], out.shape).astype(np.float32) * np.sqrt(
+            np.clip(out, 0.02, 1))
+        u8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", u8, [cv2.IMWRITE_JPEG_QUALITY, int(light["jpeg"])])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else u8
+
+
+def _bayer_sensor(img: np.ndarray, rng: np.random.Generator, noise: float,
+                  sharpen: float) -> np.ndarray:
+    """A colour sensor's picture (BGR uint8) of a scene (BGR float 0..1): one colour a
+    photosite (RGGB Bayer mosaic) with shot noise, interpolated back to three colours (the
+    zipper and colour fringes of demosaicing), then sharpened as phones and webcams do."""
+    h, w = img.shape[:2]
+    mos = np.empty((h, w), np.float32)
+    mos[0::2, 0::2] = img[0::2, 0::2, 2]  # red
+    mos[0::2, 1::2] = img[0::2, 1::2, 1]  # green
+    mos[1::2, 0::2] = img[1::2, 0::2, 1]
+    mos[1::2, 1::2] = img[1::2, 1::2, 0]  # blue
+    mos += rng.normal(0, noise, mos.shape).astype(np.float32) * np.sqrt(np.clip(mos, 0.02, 1))
+    raw = np.clip(mos * 255 + 0.5, 0, 255).astype(np.uint8)
+    out = cv2.cvtColor(raw, cv2.COLOR_BayerBG2BGR)  # OpenCV names RGGB by its second row
+    if sharpen > 0:
+        soft = cv2.GaussianBlur(out, (0, 0), 1.2)
+        out = cv2.addWeighted(out, 1 + sharpen, soft, -sharpen, 0)
+    return out
 
 
 def sample_light(rng: np.random.Generator, hard: bool) -> dict:

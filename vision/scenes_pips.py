@@ -3,8 +3,12 @@
 Widely randomized (see `vision.scenes_common`): one to ten dice of 12-25 mm, 24-170 px across,
 light dice with dark pips and dark dice with light pips, pips of any colour (a red 1, and a
 red 4 with it, sometimes), pips of 6-12%
-of the face at a spacing of 22-30%, rounded edges, side faces showing away from the camera's
-axis, touching dice, on felt, wood, cloth or paper. `held_out=True` draws die colours and
+of the face at a spacing of 22-30%, side faces showing away from the camera's axis, touching
+dice, on felt, wood, cloth (plain, gingham, striped) or paper. The dice are solids, shaded
+under the lamp: rounded edges (a bevel bright on the lamp's side, dark away from it, a glossy
+highlight) and pips as painted dimples (a bowl whose wall towards the lamp is in shade). The
+camera may be tilted up to 30 degrees (real perspective) and may be a colour sensor's Bayer
+mosaic, demosaiced and sharpened, before JPEG. `held_out=True` draws die colours and
 surfaces (stone, a checked cloth) that development never used.
 """
 
@@ -12,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -22,6 +26,7 @@ from vision.scenes_common import (
     DEV_SURFACES,
     FRAME_SIZES,
     HELD_OUT_SURFACES,
+    PATTERNED_SURFACES,
     cast_shadow,
     cube_faces,
     finish,
@@ -29,6 +34,7 @@ from vision.scenes_common import (
     sample_light,
     sample_view,
     surface,
+    tilt_view,
 )
 
 TEX = 96  # face texture side (px)
@@ -67,6 +73,8 @@ class PipStyle:
     spacing: float
     rounding: float
     four: tuple[float, float, float] | None = None  # red on some dice, as the one is
+    relief: bool = False  # shaded as a solid under the lamp (`face_relief`), not painted dark
+    dimple: float = 0.0  # the pips' bowls: their wall's slope at the rim (0: flat pips)
 
 
 @dataclass(frozen=True)
@@ -91,8 +99,8 @@ class PipScene:
     surface: str
 
 
-def sample_style(rng: np.random.Generator, held_out: bool) -> PipStyle:
-    """One die's make."""
+def sample_style(rng: np.random.Generator, held_out: bool, relief: bool = False) -> PipStyle:
+    """One die's make (with relief: a solid whose edges and dimpled pips the lamp shades)."""
     colours = HELD_OUT_COLOURS if held_out else DEV_COLOURS
     body, pips = colours[int(rng.integers(len(colours)))]
     jitter = rng.uniform(0.92, 1.05, 3)
@@ -101,8 +109,12 @@ def sample_style(rng: np.random.Generator, held_out: bool) -> PipStyle:
     one = RED_ONE if (rng.random() < 0.25 and np.mean(body) > 0.5) else pips
     four = RED_ONE if (one is RED_ONE and rng.random() < 0.5) else pips
     one_r = pip_r * (rng.uniform(1.2, 1.9) if rng.random() < 0.4 else 1.0)
-    return PipStyle(body, tuple(pips), tuple(one), pip_r, float(one_r),
-                    float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)), tuple(four))
+    style = PipStyle(body, tuple(pips), tuple(one), pip_r, float(one_r),
+                     float(rng.uniform(0.23, 0.29)), float(rng.uniform(0.06, 0.16)), tuple(four))
+    if relief:  # from sharp casino edges to well rounded ones; pips flat to deep bowls
+        style = replace(style, rounding=float(rng.uniform(0.04, 0.24)), relief=True,
+                        dimple=float(rng.uniform(0.0, 1.6)))
+    return style
 
 
 def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
@@ -120,17 +132,60 @@ def face_texture(n: int, style: PipStyle) -> tuple[np.ndarray, np.ndarray]:
         cv2.circle(tex, (int(x), int(y)), int(rad), rim, -1, cv2.LINE_AA)
         cv2.circle(tex, (int(x), int(y)), int(rad * 0.82), colour, -1, cv2.LINE_AA)
     tex = cv2.resize(tex, (TEX, TEX), interpolation=cv2.INTER_AREA)
-    return rounded_face(tex, style.rounding)
+    return rounded_face(tex, style.rounding, dark_edges=not style.relief)
 
 
-def rounded_face(tex: np.ndarray, rounding: float) -> tuple[np.ndarray, np.ndarray]:
-    """A face's art (TEX x TEX) with rounded edges, which catch less light, and its alpha
-    (rounded corners show what is behind)."""
+def face_relief(n: int, style: PipStyle) -> np.ndarray:
+    """The face's surface normals (TEX x TEX x 3, texture x right, y down, z out of the face):
+    its rounded edges turn outwards (up to 45 degrees at the edge, where the side face's
+    rounding takes over) and each pip is a bowl (a paraboloid whose wall meets the face at
+    the style's dimple slope), turned inwards."""
+    c = (np.arange(TEX, dtype=np.float32) + 0.5) / TEX
+    band = max(style.rounding, 1e-3)
+    grad = np.zeros((TEX, TEX, 2), np.float32)  # the surface's height slope, d/dx and d/dy
+    for ax in (0, 1):
+        e = np.minimum(c, 1 - c)
+        sin_t = np.clip(1 - e / band, 0, 1) * math.sqrt(0.5)
+        slope = -np.sign(c - 0.5) * sin_t / np.sqrt(1 - sin_t ** 2)  # falls away outwards
+        grad[:, :, ax] += slope[None, :] if ax == 0 else slope[:, None]
+    if style.dimple > 0:
+        yy, xx = np.mgrid[0:TEX, 0:TEX].astype(np.float32) + 0.5
+        rad = (style.one_r if n == 1 else style.pip_r) * TEX
+        for cx, cy in LAYOUTS[n]:
+            dx = xx - (TEX / 2 + cx * style.spacing * TEX)
+            dy = yy - (TEX / 2 + cy * style.spacing * TEX)
+            inside = (dx * dx + dy * dy) < rad * rad
+            grad[:, :, 0] += np.where(inside, style.dimple * dx / rad, 0)
+            grad[:, :, 1] += np.where(inside, style.dimple * dy / rad, 0)
+    nrm = np.dstack([-grad[:, :, 0], -grad[:, :, 1], np.ones((TEX, TEX), np.float32)])
+    return nrm / np.linalg.norm(nrm, axis=2, keepdims=True)
+
+
+def shade_relief(tex: np.ndarray, normals: np.ndarray, turn: int, frame: np.ndarray,
+                 lamp: np.ndarray, eye: np.ndarray, ambient: float, gloss: float) -> np.ndarray:
+    """A face's art (already turned by `turn` quarter turns) lit per pixel: Lambert shading of
+    its normals (turned with it) under the lamp's direction, plus a glossy highlight towards
+    the eye. frame: the face's texture x, y and normal axes in the world (rows)."""
+    nrm = np.rot90(normals, turn)
+    for _ in range(turn % 4):  # a quarter turn of the picture turns its vectors too
+        nrm = np.dstack([nrm[:, :, 1], -nrm[:, :, 0], nrm[:, :, 2]])
+    lt, et = frame @ lamp, frame @ eye
+    half = (lt + et) / max(1e-9, float(np.linalg.norm(lt + et)))
+    lam = np.clip(nrm @ lt, 0, None)
+    spec = gloss * np.clip(nrm @ half, 0, None) ** 40
+    return tex * (ambient + (1 - ambient) * lam)[:, :, None] + spec[:, :, None]
+
+
+def rounded_face(tex: np.ndarray, rounding: float, dark_edges: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """A face's art (TEX x TEX) with rounded edges, which catch less light (unless shaded
+    by `shade_relief`), and its alpha (rounded corners show what is behind)."""
     ss = 4
     big = TEX * ss
     r = np.minimum(np.arange(TEX), np.arange(TEX)[::-1]).astype(np.float32) / TEX
     edge = np.minimum(r[:, None], r[None, :])
-    tex = tex * (0.6 + 0.4 * np.clip(edge / max(rounding, 1e-3), 0, 1))[:, :, None]
+    if dark_edges:
+        tex = tex * (0.6 + 0.4 * np.clip(edge / max(rounding, 1e-3), 0, 1))[:, :, None]
     alpha = np.zeros((big, big), np.float32)
     rc = int(rounding * big)
     cv2.rectangle(alpha, (rc, 0), (big - rc, big), 1.0, -1)
@@ -150,8 +205,10 @@ def side_faces(rng: np.random.Generator, top: int) -> dict[str, int]:
 
 
 def place_dice(rng: np.random.Generator, n: int, side_mm: float, area: tuple[float, float, float, float],
-           touching_share: float) -> list[tuple[float, float, float, bool]]:
-    """(x, y, yaw, touching) of n dice inside the ground rectangle, none overlapping."""
+               touching_share: float, inside: Callable[[float, float], bool] | None = None
+               ) -> list[tuple[float, float, float, bool]]:
+    """(x, y, yaw, touching) of n dice inside the ground rectangle (and where `inside` says,
+    when given: what a tilted camera sees of it), none overlapping."""
     x0, y0, x1, y1 = area
     out: list[tuple[float, float, float, bool]] = []
     clear = side_mm * 0.75
@@ -175,7 +232,7 @@ def place_dice(rng: np.random.Generator, n: int, side_mm: float, area: tuple[flo
             touching = False
             min_d = 2 * clear + side_mm * 0.2
             bx = by = math.inf
-        if not (x0 <= x <= x1 and y0 <= y <= y1):
+        if not (x0 <= x <= x1 and y0 <= y <= y1) or (inside is not None and not inside(x, y)):
             continue
         # a touching die keeps clear of every die but the one it touches
         if all(math.hypot(x - ox, y - oy) >= (min_d if touching and abs(ox - bx) + abs(oy - by) < 1e-9
@@ -190,10 +247,11 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     """One frame of pip dice; deterministic from the seed."""
 
     def new_die(rng: np.random.Generator) -> DieMake:
-        style = sample_style(rng, held_out)
-        return DieMake(lambda n: face_texture(n, style), str, "")
+        style = sample_style(rng, held_out, relief=True)
+        return DieMake(lambda n: face_texture(n, style), str, "",
+                       lambda n: face_relief(n, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 10, new_die)
+    return dice_scene(seed, held_out, hard, n_dice, 10, new_die, real=True)
 
 
 @dataclass(frozen=True)
@@ -204,13 +262,17 @@ class DieMake:
     texture: Callable[[int], tuple[np.ndarray, np.ndarray]]
     label: Callable[[int], str]
     colour: str
+    relief: Callable[[int], np.ndarray] | None = None  # face normals, shaded per pixel
+    gloss: float = 0.0  # the highlight's strength, where shaded per pixel
 
 
 def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
                most_dice: int, new_die: Callable[[np.random.Generator], DieMake],
-               side_mm_range: tuple[float, float] = (12, 25)) -> PipScene:
+               side_mm_range: tuple[float, float] = (12, 25), real: bool = False) -> PipScene:
     """A frame of one to most_dice six-sided dice made by new_die, on a randomized surface,
-    camera and light; deterministic from the seed (the pip and numeral dice's scenes)."""
+    camera and light; deterministic from the seed (the pip and numeral dice's scenes).
+    real: more of what real photographs show: patterned cloths (development only), a
+    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half)."""
     rng = np.random.default_rng(seed)
     hard = bool(rng.random() < 0.3) if hard is None else hard
     w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
@@ -221,15 +283,29 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     px = (min(24.0, most * 0.8), most)
     view = sample_view(rng, (w, h), side_mm, px)
     kinds = HELD_OUT_SURFACES if held_out else DEV_SURFACES
+    if real:
+        kinds = kinds if held_out else kinds + PATTERNED_SURFACES
+        if rng.random() < 2 / 3:
+            view = tilt_view(rng, view, 30.0)
     kind = kinds[int(rng.integers(len(kinds)))]
     die_px = view.f_px * side_mm / view.height_mm
     img = surface(rng, kind, (h, w), die_px)
     light = sample_light(rng, hard)
-    gx0, gy0 = view.ground(0, 0)
-    gx1, gy1 = view.ground(w, h)
+    if real:
+        light["bayer"] = bool(rng.random() < 0.5)
+        light["sharpen"] = float(rng.uniform(0, 0.8))
+    corners = np.array([view.ground(u, v) for u, v in ((0, 0), (w, 0), (w, h), (0, h))])
+    (gx0, gy0), (gx1, gy1) = corners.min(0), corners.max(0)
     m = side_mm * 1.2
     area = (gx0 + m, gy0 + m, gx1 - m, gy1 - m)
-    places = place_dice(rng, n, side_mm, area, 0.45 if hard else 0.15)
+
+    def in_view(x: float, y: float) -> bool:  # the die's top face well inside the frame
+        u, v = view.project(np.array([[x, y, side_mm]]))[0]
+        mu = die_px * 1.2
+        return mu <= u <= w - mu and mu <= v <= h - mu
+
+    places = place_dice(rng, n, side_mm, area, 0.45 if hard else 0.15,
+                        in_view if view.turn is not None else None)
     lamp_d = np.array([light["lamp_dir"][0], light["lamp_dir"][1], light["lamp_height"]])
     lamp_d /= np.linalg.norm(lamp_d)
     lamp = lamp_d * view.height_mm * 2
@@ -256,13 +332,21 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
             turn = int(rng.integers(4))
             tex, alpha = np.rot90(tex, turn).copy(), np.rot90(alpha, turn).copy()
             shade = light["ambient"] + (1 - light["ambient"]) * max(0.0, float(normal @ lamp_d))
+            if die.relief is not None:
+                u, v = pts[1] - pts[0], pts[3] - pts[0]
+                frame = np.array([u / np.linalg.norm(u), v / np.linalg.norm(v), normal])
+                eye = (cam - centre) / np.linalg.norm(cam - centre)
+                tex = shade_relief(tex, die.relief(value), turn, frame, lamp_d, eye,
+                                   light["ambient"], die.gloss)
+                shade = 1.0
             draws.append((name == "top", -float(np.linalg.norm(cam - centre)), tex,
                           view.project(pts), alpha, shade))
         top_pts = faces[0][1]
         c = view.project(top_pts.mean(0, keepdims=True))[0]
         corners = view.project(top_pts)
         inside = bool(np.all((corners >= 0) & (corners < [w, h])))
-        truths.append(PipTruth(die.label(top), (float(c[0]), float(c[1])), float(die_px),
+        side_px = math.sqrt(abs(cv2.contourArea(corners.astype(np.float32)))) if real else die_px
+        truths.append(PipTruth(die.label(top), (float(c[0]), float(c[1])), side_px,
                                touching, inside, die.colour))
     for _, _, tex, quad, alpha, shade in sorted(draws, key=lambda d: d[:2]):
         paste_quad(img, tex, quad, alpha, shade)
