@@ -41,6 +41,8 @@ def describe(record, bet_words: dict | None = None, secret=None) -> str:
             return "•"
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
+        if isinstance(value, dict):  # a character's virtues, {"Courage": 2}: "Courage 2"
+            return ", ".join(f"{k} {words(key, v)}" for k, v in value.items())
         if key == "bet":
             return say(bet_words.get(value, value))
         if key == "mode":

@@ -11,6 +11,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
+from conftest import csrf_of
 
 from controller.config import schema
 from controller.games.base import Command
@@ -160,18 +161,35 @@ class Text(HTMLParser):
             self.nodes.append(text)
 
 
-def english_left(english_html: str, french_html: str) -> list[str]:
+def pieces(nodes):
+    """Each text node, and each sentence or part of it (after ". ", "; ", "· "): a sentence
+    left in English beside a translated one is English left too."""
+    for node in nodes:
+        yield node
+        yield from (p for p in re.split(r"(?<=[.;!?·])\s+", node) if p != node)
+
+
+def alike() -> set[str]:
+    """The words of the catalog's entries that French writes as English does ("Phase")."""
+    return {w.lower() for m in french() if isinstance(m.id, str) and m.id == m.string
+            for w in re.findall(r"[A-Za-zÀ-ÿ']+", m.id)}
+
+
+def english_left(english_html: str, french_html: str, names=()) -> list[str]:
     """Text nodes of the French page that are the English page's too and hold an English
-    word (not a name, a face label, a number or a word both languages write alike)."""
+    word (not a name, a face label, a number, a word both languages write alike, or one of
+    `names`: words the players typed, a name or a character's aspect)."""
     en, fr = Text(), Text()
     en.feed(english_html)
     fr.feed(french_html)
+    same = SAME | alike() | {w.lower() for w in names}
+    english = set(pieces(en.nodes))
     left = []
-    for node in dict.fromkeys(fr.nodes):
-        if node not in en.nodes:
+    for node in dict.fromkeys(pieces(fr.nodes)):
+        if node not in english:
             continue
         words = [w for w in re.findall(r"[A-Za-zÀ-ÿ']+", node)
-                 if len(w) > 1 and not w.isupper() and w.lower() not in SAME]
+                 if len(w) > 1 and not w.isupper() and w.lower() not in same]
         if words:
             left.append(node)
     return left
@@ -206,3 +224,19 @@ def test_no_english_left_on_a_french_page(client, banker, played, path):
     assert 'lang="fr"' in french_page.text
     left = english_left(english.text, french_page.text)
     assert not left, "English left on the French page:\n" + "\n".join(left)
+
+
+def test_no_english_left_on_the_wizard_and_the_login_page(client, auth):
+    """The pages before anyone is logged in: the first-run wizard, then the login page."""
+    for path in ("/setup", "/login"):
+        if path == "/login":
+            auth.setup()
+            auth.logout()
+        english = client.get(path)
+        assert english.status_code == 200, english.text
+        client.post("/language/fr", data={"csrf_token": csrf_of(english.text)})
+        french_page = client.get(path).text
+        assert 'lang="fr"' in french_page
+        left = english_left(english.text, french_page)
+        assert not left, f"English left on the French {path}:\n" + "\n".join(left)
+        client.post("/language/en", data={"csrf_token": csrf_of(french_page)})

@@ -130,6 +130,8 @@ def test_journal_filter_and_exports(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/?kind=roll").text
     assert "roll faces" in html and "bet player" not in html
+    # A list reads as words, not as Python's ['NORTH', ...].
+    assert "roll faces NORTH EAST FIRE AIR MOON" in html and "[&#39;" not in html
     html = client.get("/money/?player=Ujikeme").text
     assert "bet player Ujikeme · bet Daikoku&#39;s Belly (against the shooter) · amount 3" in html
     jsonl = client.get("/money/journal.jsonl")
