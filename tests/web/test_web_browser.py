@@ -425,12 +425,13 @@ def test_an_uncertain_die_confirmed_as_read_without_scrolling(browser, server, s
     page.close()
 
 
-def test_a_corrected_die_on_the_record(browser, server):
+@pytest.mark.parametrize("size", SIZES)
+def test_a_corrected_die_on_the_record(browser, server, size):
     """The banker changes a die the camera read: the journal keeps the camera's reading, the
     change and who made it, and the money page shows them with the frame."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
     bets_laid(table)
-    page = new_page(browser, SIZES["tablet-landscape"])
+    page = new_page(browser, SIZES[size])
     setup_banker(page, url)
     page.wait_for_selector("#live-status.on")
     seq = table.journal.last_seq() + 1
@@ -442,6 +443,8 @@ def test_a_corrected_die_on_the_record(browser, server):
     assert own == ["WATER", "EAST", "FISH"]
     assert not page.is_visible(row + " details.other-faces .face[data-face='MOON']")
     page.click(row + " .face[data-face='EAST']")
+    assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading") == []
+    page.screenshot(path=str(ARTIFACTS / f"reading-corrected-{size}.png"))
     page.click("#confirm-reading")
     page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
     assert table.state.showing[1] == "EAST"
@@ -454,15 +457,18 @@ def test_a_corrected_die_on_the_record(browser, server):
     assert "FISH" in text and "EAST" in text and "boss" in text, text
     frame = entry.locator("a.reading-frame").get_attribute("href")
     assert page.request.get(url + frame).headers["content-type"] == "image/jpeg"
-    page.screenshot(path=str(ARTIFACTS / "reading-corrected-on-the-record.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"reading-corrected-on-the-record-{size}.png"),
+                    full_page=True)
     page.close()
 
 
-def test_reject_reads_again(browser, server):
-    """Reject drops the reading, says what happens next, and asks the camera for a new one."""
+@pytest.mark.parametrize("size", SIZES)
+def test_reject_reads_again(browser, server, size):
+    """Reject drops the reading, says what happens next, and asks the camera for a new one
+    (tests/controller/test_camera_loop.py: the still table is read again)."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
     bets_laid(table)
-    page = new_page(browser, SIZES["phone"])
+    page = new_page(browser, SIZES[size])
     setup_banker(page, url)
     page.wait_for_selector("#live-status.on")
     a_reading(live, camera)
@@ -473,7 +479,8 @@ def test_reject_reads_again(browser, server):
     assert live.take_read_again()  # what the camera loop waits for (tests/controller)
     a_reading(live, camera)  # ... and the camera's next reading waits again
     page.wait_for_selector("#confirm[data-pending]")
-    page.screenshot(path=str(ARTIFACTS / "reading-rejected-read-again.png"))
+    assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading, #reject-reading") == []
+    page.screenshot(path=str(ARTIFACTS / f"reading-rejected-read-again-{size}.png"))
     page.close()
 
 

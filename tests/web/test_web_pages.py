@@ -38,6 +38,12 @@ def test_a_turn_on_the_page_settles_and_passes_the_dice(client, banker, table):
     assert 'class="cmd pass"' in html
     assert banker.command("pass").status_code == 201
     assert table.state.shooter == "Sanzo"
+    # The next turn's betting: last turn's dice are off the felt (the viewer's screen shows
+    # the same panel); how that turn ended stays in the settlement card.
+    html = client.get("/table/panel").text
+    felt = html.split('class="dice-row"')[1].split("</div>")[0]
+    assert felt.count('data-value=""') == 5 and "EARTH" not in felt, felt
+    assert "The Lady&#39;s Tears won" in html
 
 
 def test_set_aside_and_the_advisor_hint(client, banker):
@@ -471,9 +477,20 @@ def test_settings_are_grouped_explained_and_say_where_they_are_written(client, b
     assert "Saved in the file the table reads:" in html and path in html
 
 
-def test_the_house_result_shows_its_current_figure(client, banker):
+def test_the_house_result_shows_its_current_figure(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/").text
     # Ginawa lost 2 (standard and Lord Moon), Ujikeme's bet against won 2: the house is even.
     figure = re.search(r'id="house-now">([^<]*)<', html).group(1)
     assert figure == "0", figure
+    # The next turn (Sanzo shoots, Ginawa bets on Hungry Moon) moves the bank: the figure
+    # follows it, with its sign.
+    for kind, args in (("bet", {"player": "Sanzo", "bet": "standard", "amount": 1}),
+                       ("bet", {"player": "Ginawa", "bet": "hungry-moon", "amount": 2}),
+                       ("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "SUN"]})):
+        response = banker.command(kind, **args)
+        assert response.status_code == 201, response.text
+    bank = table.state.ledger.balance("bank")
+    assert bank != 0
+    figure = re.search(r'id="house-now">([^<]*)<', client.get("/money/").text).group(1)
+    assert figure == f"{bank:+d}", (figure, bank)
