@@ -311,6 +311,13 @@ def test_guided_calibration_capture_learn_activate_rollback(make_app, table, aut
     assert auth.client.post("/calibration/activate", headers=headers,
                             json={"version": "v002"}).status_code == 200
     assert cal.versions()["active"] == "v002"
+    # Every profile version is listed, the active one marked, the others each activatable.
+    versions = re.search(r'<ul class="versions" id="versions">(.*?)</ul>',
+                         auth.client.get("/calibration/").text, re.S).group(1)
+    assert re.findall(r'data-version="(v\d+)"', versions) == list(
+        reversed(cal.versions()["versions"]))
+    assert re.search(r'data-version="v002"><span translate="no">v002</span> <strong>\(active',
+                     versions)
     assert auth.client.post("/calibration/activate", headers=headers,
                             json={"version": "../x"}).status_code == 400
     assert auth.client.post("/calibration/rollback", headers=headers, json={}).json == {
