@@ -172,6 +172,29 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
   .map(([html, r]) => `${html} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
 
 
+#: Spots without their bet's name in 14 px or more at full opacity, and a seat's balance
+#: below a 4.5:1 contrast with its background (WCAG AA), as "what: why" lines.
+LEGIBLE = """() => {
+  const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const bad = [];
+  for (const spot of document.querySelectorAll('.felt-seat .spot')) {
+    const name = spot.querySelector('.spot-name');
+    const style = name && getComputedStyle(name);
+    if (!name || !name.textContent.trim()) bad.push(`${spot.dataset.spot}: no name`);
+    else if (parseFloat(style.fontSize) < 14) bad.push(`${spot.dataset.spot}: ${style.fontSize}`);
+    else if (getComputedStyle(spot).opacity !== '1') bad.push(`${spot.dataset.spot}: faded`);
+  }
+  for (const b of document.querySelectorAll('.seat-balance')) {
+    const s = getComputedStyle(b);
+    const [hi, lo] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x);
+    if ((hi + 0.05) / (lo + 0.05) < 4.5) bad.push(`balance ${b.textContent}: low contrast`);
+  }
+  return bad;
+}"""
+
+
 def test_a_whole_turn_with_one_die_corrected(browser, server):
     """The seed's first turn: Ginawa shoots, Sanzo rides, Ujikeme bets against; three rolls."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
@@ -193,6 +216,8 @@ def test_a_whole_turn_with_one_die_corrected(browser, server):
                            ".stake:text('3')")
     shot(page, "03-bets-laid")
     assert page.evaluate(SMALL_TARGETS) == []  # every touch target is 44 px or more
+    # Every spot says its bet's name, legibly, greyed ones too; a seat's balance stands out.
+    assert page.evaluate(LEGIBLE) == []
 
     # Roll 1, read by the camera: the Water die is unsure (read WATER at 52%); the banker
     # taps EAST on it and confirms.
