@@ -105,6 +105,7 @@ def statement_data(table, player: str) -> dict:
 def house_report_data(table) -> dict:
     """The data of the house's end-of-session report, from the table's journal."""
     state = table.state
+    readings = table.journal.readings()
     return {
         "mode": state.mode if state else "",
         "commands": table.journal.last_seq(),
@@ -112,7 +113,11 @@ def house_report_data(table) -> dict:
         "players": [{"player": p, "net": s.net} for p, s in sorted(table.statements().items())],
         "house": state.ledger.balance("bank") if state else 0,
         # The banker's overrides of the camera, for the house to see on paper.
-        "corrections": sum(len(r["corrections"]) for r in table.journal.readings().values()),
+        "corrections": sum(len(r["corrections"]) for r in readings.values()),
+        # ... each one: the command, the die (from 1), the camera's face, the banker's, who.
+        "overrides": [{"seq": seq, "die": c["index"] + 1, "read": c["read"] or "?",
+                       "banker": c["banker"], "who": r["confirmed_by"]}
+                      for seq, r in readings.items() for c in r["corrections"]],
         "chain": short(table.journal.head()[1]),
     }
 

@@ -168,7 +168,15 @@ def result_text(c, result: dict) -> str:
     if state == "wrong":
         seen = result.get("seen")
         if c.kind == "numerals":
-            words = (t("wrong face: the die shows %(seen)s") % {"seen": seen.split(" ")[-1]}
+            colour, face = result["label"].split(" ", 1)
+            seen_colour, _, seen_face = (seen or "").rpartition(" ")
+            if seen_face == face and seen_colour and seen_colour != colour:
+                # The face asked for, on the other die: "the white die, not the turquoise one".
+                return t("wrong die: this is the %(seen)s die, not the %(asked)s one. Lay the "
+                         "%(asked)s die, %(face)s up, or keep this capture if it is that die."
+                         ) % {"seen": t(COLOURS.get(seen_colour, seen_colour)),
+                              "asked": t(COLOURS.get(colour, colour)), "face": face}
+            words = (t("wrong face: the die shows %(seen)s") % {"seen": seen_face}
                      if seen else t("wrong face"))
         else:
             words = (t("wrong card: this is the %(seen)s, not the %(asked)s") % {

@@ -70,12 +70,18 @@ def word(key: str) -> str:
     return t(JOURNAL_WORDS.get(key) or mode_journal_words().get(key, key))
 
 
+#: Who or what sends commands (the journal's `source`, before any ":user"), in words.
+SOURCE_WORDS = {"dashboard": N_("dashboard"), "camera": N_("camera"), "console": N_("console"),
+                "button": N_("button"), "config": N_("settings file")}
+
+
 def source_words(source: str) -> str:
     """Who or what sent a command, in words: "dashboard:boss" is "dashboard · boss"."""
     if source.startswith("camera, corrected by "):
         return t("camera, corrected by %(who)s") % {"who": source[len("camera, corrected by "):]}
     where, _, who = source.partition(":")
-    return f"{t(where)} · {who}" if who else t(where)
+    where = t(SOURCE_WORDS.get(where, where))
+    return f"{where} · {who}" if who else where
 
 
 def language() -> str:

@@ -75,6 +75,8 @@ def describe(record, bet_words: dict | None = None, secret=None) -> str:
             return "•"
         if isinstance(value, list | tuple):
             return " ".join(words(key, v) for v in value)
+        if isinstance(value, dict):  # a character's virtues, {"Courage": 2}: "Courage 2"
+            return ", ".join(f"{k} {words(key, v)}" for k, v in value.items())
         if key == "bet" and isinstance(value, str):
             return bet_in_words(value, bet_words)
         if key == "mode":

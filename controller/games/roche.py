@@ -526,7 +526,7 @@ RESULT_WORDS = {"cut": "a suit is cut"}
 def _bet_words() -> dict:
     """Every spot of the layout (the ledger's names, "cut.3") in words, for the settlement, the
     journal and the slips; and the odds report's "single:3", a bet on one card of a suit."""
-    out: dict = {"cavalry": "Cavalry"}
+    out: dict = {"cavalry": N_("Cavalry")}
     for rank in RANKS:
         suit = suit_words(rank)
         out[Bet("cut", rank).spot] = phrase(N_("%(suit)s to cut"), suit=suit)[1]

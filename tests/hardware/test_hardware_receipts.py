@@ -353,8 +353,22 @@ def test_every_layout_prints_in_french(french):
                 continue
             for copy in (False, True):
                 render(kind, {**sample, "lord_moon": 2, "multiplier": 3, "corrections": 1,
-                              "chain": "ab12"}, mode=name or None, language="fr", copy=copy)
+                              "overrides": OVERRIDES, "chain": "ab12"},
+                       mode=name or None, language="fr", copy=copy)
     assert french.words == set()
+
+
+#: The banker's overrides of the camera, as house_report_data gives them.
+OVERRIDES = [{"seq": 15, "die": 2, "read": "WATER", "banker": "EAST", "who": "boss"}]
+
+
+def test_the_house_report_lists_each_override_of_the_camera():
+    """Issue 13: what the camera read, what the banker changed and who, on the house report."""
+    data = {**SAMPLES["house-report"], "corrections": 1, "overrides": OVERRIDES}
+    text = plain(render("house-report", data))
+    assert "Dice corrected by banker 1" in text and "#15 die 2: WATER -> EAST boss" in text
+    assert "#15 dé 2: WATER -> EAST boss" in plain(render("house-report", data, language="fr",
+                                                          catalogs=receipt_catalogs()))
 
 
 def test_a_french_printer_prints_french():

@@ -175,6 +175,29 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
   .map(([html, r]) => `${html} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
 
 
+#: Spots without their bet's name in 14 px or more at full opacity, and a seat's balance
+#: below a 4.5:1 contrast with its background (WCAG AA), as "what: why" lines.
+LEGIBLE = """() => {
+  const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+      v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const bad = [];
+  for (const spot of document.querySelectorAll('.felt-seat .spot')) {
+    const name = spot.querySelector('.spot-name');
+    const style = name && getComputedStyle(name);
+    if (!name || !name.textContent.trim()) bad.push(`${spot.dataset.spot}: no name`);
+    else if (parseFloat(style.fontSize) < 14) bad.push(`${spot.dataset.spot}: ${style.fontSize}`);
+    else if (getComputedStyle(spot).opacity !== '1') bad.push(`${spot.dataset.spot}: faded`);
+  }
+  for (const b of document.querySelectorAll('.seat-balance')) {
+    const s = getComputedStyle(b);
+    const [hi, lo] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x);
+    if ((hi + 0.05) / (lo + 0.05) < 4.5) bad.push(`balance ${b.textContent}: low contrast`);
+  }
+  return bad;
+}"""
+
+
 def test_a_whole_turn_with_one_die_corrected(browser, server):
     """The seed's first turn: Ginawa shoots, Sanzo rides, Ujikeme bets against; three rolls."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
@@ -196,6 +219,8 @@ def test_a_whole_turn_with_one_die_corrected(browser, server):
                            ".stake:text('3')")
     shot(page, "03-bets-laid")
     assert page.evaluate(SMALL_TARGETS) == []  # every touch target is 44 px or more
+    # Every spot says its bet's name, legibly, greyed ones too; a seat's balance stands out.
+    assert page.evaluate(LEGIBLE) == []
 
     # Roll 1, read by the camera: the Water die is unsure (read WATER at 52%); the banker
     # taps EAST on it and confirms.
@@ -428,12 +453,13 @@ def test_an_uncertain_die_confirmed_as_read_without_scrolling(browser, server, s
     page.close()
 
 
-def test_a_corrected_die_on_the_record(browser, server):
+@pytest.mark.parametrize("size", SIZES)
+def test_a_corrected_die_on_the_record(browser, server, size):
     """The banker changes a die the camera read: the journal keeps the camera's reading, the
     change and who made it, and the money page shows them with the frame."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
     bets_laid(table)
-    page = new_page(browser, SIZES["tablet-landscape"])
+    page = new_page(browser, SIZES[size])
     setup_banker(page, url)
     page.wait_for_selector("#live-status.on")
     seq = table.journal.last_seq() + 1
@@ -445,6 +471,8 @@ def test_a_corrected_die_on_the_record(browser, server):
     assert own == ["WATER", "EAST", "FISH"]
     assert not page.is_visible(row + " details.other-faces .face[data-face='MOON']")
     page.click(row + " .face[data-face='EAST']")
+    assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading") == []
+    page.screenshot(path=str(ARTIFACTS / f"reading-corrected-{size}.png"))
     page.click("#confirm-reading")
     page.wait_for_selector(f"#panel .panel[data-seq='{seq}']", state="attached")
     assert table.state.showing[1] == "EAST"
@@ -457,15 +485,18 @@ def test_a_corrected_die_on_the_record(browser, server):
     assert "FISH" in text and "EAST" in text and "boss" in text, text
     frame = entry.locator("a.reading-frame").get_attribute("href")
     assert page.request.get(url + frame).headers["content-type"] == "image/jpeg"
-    page.screenshot(path=str(ARTIFACTS / "reading-corrected-on-the-record.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"reading-corrected-on-the-record-{size}.png"),
+                    full_page=True)
     page.close()
 
 
-def test_reject_reads_again(browser, server):
-    """Reject drops the reading, says what happens next, and asks the camera for a new one."""
+@pytest.mark.parametrize("size", SIZES)
+def test_reject_reads_again(browser, server, size):
+    """Reject drops the reading, says what happens next, and asks the camera for a new one
+    (tests/controller/test_camera_loop.py: the still table is read again)."""
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
     bets_laid(table)
-    page = new_page(browser, SIZES["phone"])
+    page = new_page(browser, SIZES[size])
     setup_banker(page, url)
     page.wait_for_selector("#live-status.on")
     a_reading(live, camera)
@@ -476,7 +507,8 @@ def test_reject_reads_again(browser, server):
     assert live.take_read_again()  # what the camera loop waits for (tests/controller)
     a_reading(live, camera)  # ... and the camera's next reading waits again
     page.wait_for_selector("#confirm[data-pending]")
-    page.screenshot(path=str(ARTIFACTS / "reading-rejected-read-again.png"))
+    assert page.evaluate(OFF_SCREEN, "#confirm .die-row, #confirm-reading, #reject-reading") == []
+    page.screenshot(path=str(ARTIFACTS / f"reading-rejected-read-again-{size}.png"))
     page.close()
 
 

@@ -11,6 +11,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
+from conftest import csrf_of
 
 from controller.config import schema
 from controller.games.base import Command
@@ -71,8 +72,7 @@ def test_every_marked_word_has_french():
     assert len(words) > 150  # the extraction finds them
     missing = sorted(w for w in words
                      if not (catalog.get(w) and catalog.get(w).string))
-    assert missing == [], (f"{len(missing)} words have no French in {PO.relative_to(ROOT)} "
-                           "or their mode page's `french`")
+    assert missing == [], f"{len(missing)} words have no French in {PO.relative_to(ROOT)}"
 
 
 def literals(path: Path) -> set[str]:
@@ -88,8 +88,7 @@ def test_every_word_of_each_modes_page_has_french(name):
         pytest.skip("the generic page")
     words = set(mode.result_words.values()) | literals(ROOT / "web" / "templates" / page.template)
     catalog = french()
-    missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string)
-                     and w not in page.french)
+    missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string))
     assert missing == [], name
 
 
@@ -128,7 +127,7 @@ SAME = {"table", "journal", "mode", "position", "total", "minimum", "maximum", "
         "fortunes", "winds", "hazard", "moon", "lord", "sun", "lady", "tea", "daikoku",
         "ginawa", "sanzo", "ujikeme", "boss", "screen", "english", "français", "seq", "at",
         "kind", "banker", "viewer", "info", "fps", "jpeg", "px", "gpio", "cups", "usb", "serial",
-        "escpos", "sqlite", "api", "pi", "de", "en", "le", "la"}
+        "escpos", "sqlite", "api", "pi", "de", "en", "le", "la", "console"}
 
 
 class Text(HTMLParser):
@@ -162,18 +161,35 @@ class Text(HTMLParser):
             self.nodes.append(text)
 
 
-def english_left(english_html: str, french_html: str) -> list[str]:
+def pieces(nodes):
+    """Each text node, and each sentence or part of it (after ". ", "; ", "· "): a sentence
+    left in English beside a translated one is English left too."""
+    for node in nodes:
+        yield node
+        yield from (p for p in re.split(r"(?<=[.;!?·])\s+", node) if p != node)
+
+
+def alike() -> set[str]:
+    """The words of the catalog's entries that French writes as English does ("Phase")."""
+    return {w.lower() for m in french() if isinstance(m.id, str) and m.id == m.string
+            for w in re.findall(r"[A-Za-zÀ-ÿ']+", m.id)}
+
+
+def english_left(english_html: str, french_html: str, names=()) -> list[str]:
     """Text nodes of the French page that are the English page's too and hold an English
-    word (not a name, a face label, a number or a word both languages write alike)."""
+    word (not a name, a face label, a number, a word both languages write alike, or one of
+    `names`: words the players typed, a name or a character's aspect)."""
     en, fr = Text(), Text()
     en.feed(english_html)
     fr.feed(french_html)
+    same = SAME | alike() | {w.lower() for w in names}
+    english = set(pieces(en.nodes))
     left = []
-    for node in dict.fromkeys(fr.nodes):
-        if node not in en.nodes:
+    for node in dict.fromkeys(pieces(fr.nodes)):
+        if node not in english:
             continue
         words = [w for w in re.findall(r"[A-Za-zÀ-ÿ']+", node)
-                 if len(w) > 1 and not w.isupper() and w.lower() not in SAME]
+                 if len(w) > 1 and not w.isupper() and w.lower() not in same]
         if words:
             left.append(node)
     return left
@@ -181,16 +197,17 @@ def english_left(english_html: str, french_html: str) -> list[str]:
 
 @pytest.fixture
 def played(table):
-    """One whole Fortunes and Winds turn, settled, and the next turn's bets."""
-    for n, (kind, args) in enumerate((
-            ("bet", {"player": "Ginawa", "bet": "standard", "amount": 1}),
-            ("bet", {"player": "Ujikeme", "bet": "daikoku-against", "amount": 3}),
-            ("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}),
-            ("set-aside", {"player": "Ginawa", "dice": ["NORTH", "EAST"]}),
-            ("roll", {"faces": ["WEST", "AIR", "SUN"]}),
-            ("set-aside", {"player": "Ginawa", "dice": ["WEST"]}),
-            ("roll", {"faces": ["AIR", "FORTUNES"]}))):
-        table.submit(Command(kind, args, f"played-{n}"))
+    """One whole Fortunes and Winds turn, settled, and the next turn's bets, sent from where
+    commands come from (the journal page names each source)."""
+    for n, (kind, args, source) in enumerate((
+            ("bet", {"player": "Ginawa", "bet": "standard", "amount": 1}, "dashboard:boss"),
+            ("bet", {"player": "Ujikeme", "bet": "daikoku-against", "amount": 3}, "console"),
+            ("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}, "camera"),
+            ("set-aside", {"player": "Ginawa", "dice": ["NORTH", "EAST"]}, "dashboard:boss"),
+            ("roll", {"faces": ["WEST", "AIR", "SUN"]}, "camera, corrected by boss"),
+            ("set-aside", {"player": "Ginawa", "dice": ["WEST"]}, "button"),
+            ("roll", {"faces": ["AIR", "FORTUNES"]}, "config"))):
+        table.submit(Command(kind, args, f"played-{n}"), source=source)
     return table
 
 
@@ -207,3 +224,19 @@ def test_no_english_left_on_a_french_page(client, banker, played, path):
     assert 'lang="fr"' in french_page.text
     left = english_left(english.text, french_page.text)
     assert not left, "English left on the French page:\n" + "\n".join(left)
+
+
+def test_no_english_left_on_the_wizard_and_the_login_page(client, auth):
+    """The pages before anyone is logged in: the first-run wizard, then the login page."""
+    for path in ("/setup", "/login"):
+        if path == "/login":
+            auth.setup()
+            auth.logout()
+        english = client.get(path)
+        assert english.status_code == 200, english.text
+        client.post("/language/fr", data={"csrf_token": csrf_of(english.text)})
+        french_page = client.get(path).text
+        assert 'lang="fr"' in french_page
+        left = english_left(english.text, french_page)
+        assert not left, f"English left on the French {path}:\n" + "\n".join(left)
+        client.post("/language/en", data={"csrf_token": csrf_of(french_page)})

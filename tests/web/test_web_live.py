@@ -272,7 +272,9 @@ def test_a_correction_is_on_the_record_in_every_export(live_client, table, tmp_p
     assert reading["corrections"] == [{"index": 1, "read": "WATER", "banker": "EAST",
                                        "changed": True}] and reading["confirmed_by"] == "boss"
     assert auth.client.get(f"/money/reading/{seq}.jpg").data == JPEG
-    assert house_report_data(table)["corrections"] == 1
+    report = house_report_data(table)
+    assert report["corrections"] == 1 and report["overrides"] == [
+        {"seq": seq, "die": 2, "read": "WATER", "banker": "EAST", "who": "boss"}]
     from controller.history import balances, replay
 
     history = tmp_path / "session.jsonl"

@@ -38,6 +38,12 @@ def test_a_turn_on_the_page_settles_and_passes_the_dice(client, banker, table):
     assert 'class="cmd pass"' in html
     assert banker.command("pass").status_code == 201
     assert table.state.shooter == "Sanzo"
+    # The next turn's betting: last turn's dice are off the felt (the viewer's screen shows
+    # the same panel); how that turn ended stays in the settlement card.
+    html = client.get("/table/panel").text
+    felt = html.split('class="dice-row"')[1].split("</div>")[0]
+    assert felt.count('data-value=""') == 5 and "EARTH" not in felt, felt
+    assert "The Lady&#39;s Tears won" in html
 
 
 def test_set_aside_and_the_advisor_hint(client, banker):
@@ -130,6 +136,8 @@ def test_journal_filter_and_exports(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/?kind=roll").text
     assert "roll faces" in html and "bet player" not in html
+    # A list reads as words, not as Python's ['NORTH', ...].
+    assert "roll faces NORTH EAST FIRE AIR MOON" in html and "[&#39;" not in html
     html = client.get("/money/?player=Ujikeme").text
     assert "bet player Ujikeme · bet Daikoku&#39;s Belly (against the shooter) · amount 3" in html
     jsonl = client.get("/money/journal.jsonl")
@@ -303,6 +311,13 @@ def test_guided_calibration_capture_learn_activate_rollback(make_app, table, aut
     assert auth.client.post("/calibration/activate", headers=headers,
                             json={"version": "v002"}).status_code == 200
     assert cal.versions()["active"] == "v002"
+    # Every profile version is listed, the active one marked, the others each activatable.
+    versions = re.search(r'<ul class="versions" id="versions">(.*?)</ul>',
+                         auth.client.get("/calibration/").text, re.S).group(1)
+    assert re.findall(r'data-version="(v\d+)"', versions) == list(
+        reversed(cal.versions()["versions"]))
+    assert re.search(r'data-version="v002"><span translate="no">v002</span> <strong>\(active',
+                     versions)
     assert auth.client.post("/calibration/activate", headers=headers,
                             json={"version": "../x"}).status_code == 400
     assert auth.client.post("/calibration/rollback", headers=headers, json={}).json == {
@@ -469,9 +484,20 @@ def test_settings_are_grouped_explained_and_say_where_they_are_written(client, b
     assert "Saved in the file the table reads:" in html and path in html
 
 
-def test_the_house_result_shows_its_current_figure(client, banker):
+def test_the_house_result_shows_its_current_figure(client, banker, table):
     play_a_turn(banker)
     html = client.get("/money/").text
     # Ginawa lost 2 (standard and Lord Moon), Ujikeme's bet against won 2: the house is even.
     figure = re.search(r'id="house-now">([^<]*)<', html).group(1)
     assert figure == "0", figure
+    # The next turn (Sanzo shoots, Ginawa bets on Hungry Moon) moves the bank: the figure
+    # follows it, with its sign.
+    for kind, args in (("bet", {"player": "Sanzo", "bet": "standard", "amount": 1}),
+                       ("bet", {"player": "Ginawa", "bet": "hungry-moon", "amount": 2}),
+                       ("roll", {"faces": ["EARTH", "WATER", "FIRE", "AIR", "SUN"]})):
+        response = banker.command(kind, **args)
+        assert response.status_code == 201, response.text
+    bank = table.state.ledger.balance("bank")
+    assert bank != 0
+    figure = re.search(r'id="house-now">([^<]*)<', client.get("/money/").text).group(1)
+    assert figure == f"{bank:+d}", (figure, bank)

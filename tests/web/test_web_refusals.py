@@ -301,3 +301,25 @@ def test_a_refused_setting_reads_in_french(client, banker, form, french):
 
     assert french in html.unescape(error), error
     assert "is not accepted" not in error and "expected" not in error
+
+
+@pytest.mark.parametrize("seen, english, fr", [
+    ("white 5", "wrong die: this is the white die, not the turquoise one. Lay the turquoise "
+     "die, 5 up", "mauvais dé : c'est le dé blanc, pas le turquoise. Posez le dé turquoise "
+     "avec 5 en haut"),
+    ("turquoise 3", "wrong face: the die shows 3. Turn the die", "mauvaise face : le dé montre 3"),
+])
+def test_a_refused_numeral_capture_says_which_die_in_french(app, seen, english, fr):
+    """Calibrating the Namaste dice: the face asked for, shown on the other die, is refused as
+    the wrong die (not as a wrong face), in English and in French."""
+    from types import SimpleNamespace
+
+    from web.calibration import result_text
+
+    dice = SimpleNamespace(kind="numerals")
+    result = {"label": "turquoise 5", "state": "wrong", "seen": seen}
+    with app.test_request_context():
+        assert result_text(dice, result).startswith(english)
+    with app.test_request_context():
+        session["lang"] = "fr"
+        assert result_text(dice, result).startswith(fr)

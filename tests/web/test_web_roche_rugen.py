@@ -50,10 +50,12 @@ def test_grand_roche_page_has_the_card_bets_and_cavalry(page_of):
     auth, table = page_of("grand-roche")
     html = auth.client.get("/").text
     assert 'data-spot="cavalry"' in html and 'data-spot="starlight:4"' in html
-    assert "<option>terminus:COMMONS-7-NIGHT-07</option>" in html
+    # A card bet is chosen by its words (the bet's name and the card), sent by its id.
+    assert ('<option value="terminus:COMMONS-7-NIGHT-07">Terminus bet: COMMONS-7-NIGHT-07'
+            '</option>') in html
     assert auth.command("bet", player="Bob", bet="single:KIN-6-DAY-03", amount=2).status_code \
         == 201
-    assert "single:KIN-6-DAY-03: 2" in auth.client.get("/table/panel").text
+    assert "Single Card bet: KIN-6-DAY-03: 2" in auth.client.get("/table/panel").text
 
 
 def test_grand_roche_on_four_poker_decks_takes_no_card_bets(page_of):

@@ -16,12 +16,25 @@ HONOUR_LABELS = dict(zip(HONOUR_REASONS, (N_("the Clan's direct interest"),
                                           N_("danger to fulfil a duty"), N_("the Clan's Bushido")),
                          strict=True))
 
+#: The kinds of a pool's bonus ("aspect:Loyal", "clan"), in words.
+BONUS_KINDS = {"virtue": N_("Virtue"), "giri": N_("Giri"), "clan": N_("Clan"),
+               "name": N_("Name"), "aspect": N_("Aspect"), "reputation": N_("Reputation"),
+               "equipment": N_("Equipment"), "honour": N_("Honour"),
+               "handicap": N_("Handicap"), "daimyo": N_("Daimyo"), "wound": N_("Wound")}
+
+
+def bonus_words(key: str) -> tuple[str, str]:
+    """A bonus of a pool in words: its kind in the page's language, and the names it is about
+    as the players wrote them ("wound:Bayushi Kachiko:Cut": "Wound", "Bayushi Kachiko · Cut")."""
+    kind, _, about = key.partition(":")
+    return t(BONUS_KINDS.get(kind, kind)), about.replace(":", " · ")
+
 
 def context(page: PageInput) -> dict:
     engine, state, view = page.engine, page.state, page.view
     risk = view["risque"]
     alive = [c["name"] for c in view["characters"] if c["alive"]]
-    out = {"characters": view["characters"], "honour": view["honour"],
+    out = {"characters": view["characters"], "honour": view["honour"], "bonus": bonus_words,
            "risk": risk, "last": view["last"], "alive": alive,
            "honour_reasons": list(HONOUR_REASONS), "honour_labels": HONOUR_LABELS,
            "open_reason": reason(engine, state, "risque", characters=alive[:1])

@@ -16,7 +16,12 @@ from controller.games.roche import (
     load_deck,
 )
 from controller.settings import N_
+from web.i18n import say, t
 from web.modes import ModePage, PageInput, reason
+
+#: A spot of the layout in a word or two (its rank, or none, beside it).
+SPOT_WORDS = {"cut": N_("Cut"), "day": N_("Day"), "night": N_("Night"),
+              "starlight": N_("Starlight"), "cavalry": N_("Cavalry")}
 
 
 def context(page: PageInput) -> dict:
@@ -32,7 +37,7 @@ def context(page: PageInput) -> dict:
             for kind in row_kinds:
                 bet = Bet(kind, rank)
                 unit = engine.stake_unit(state, bet)
-                spots.append({"bet": bet.id, "words": f"{BET_NAMES[kind].split()[0]} {rank}",
+                spots.append({"bet": bet.id, "words": SPOT_WORDS[kind], "number": rank,
                               "kind": kind, "amount": placed.get(bet.id, 0), "unit": unit,
                               "reason": reason(engine, state, "bet", player=player, bet=bet.id,
                                                amount=max(unit, state.settings["min_bet"])
@@ -40,15 +45,17 @@ def context(page: PageInput) -> dict:
             rows.append({"rank": rank, "suit": SUIT_NAMES[rank], "spots": spots})
         extra = []
         if "cavalry" in kinds:
-            extra.append({"bet": "cavalry", "words": "Cavalry", "kind": "cavalry",
+            extra.append({"bet": "cavalry", "words": SPOT_WORDS["cavalry"], "kind": "cavalry",
                           "amount": placed.get("cavalry", 0),
                           "reason": reason(engine, state, "bet", player=player, bet="cavalry",
                                            amount=state.settings["min_bet"])})
-        cards = {b: a for b, a in placed.items() if b.split(":")[0] in CARD_BETS}
+        cards = {say(BET_WORDS.get(b.lower().replace(":", "."), b)): a
+                 for b, a in placed.items() if b.split(":")[0] in CARD_BETS}
         seats.append({"player": player, "rows": rows, "extra": extra, "cards": cards})
     deck = engine.deck(state)
     left = engine.left_in_deck(state)
-    card_bets = ([f"{k}:{c.label}" for k in CARD_BETS for c in deck.cards]
+    card_bets = ([(f"{k}:{c.label}", say(BET_WORDS.get(Bet(k, c.rank, c.label).spot, f"{k}:{c.label}")))
+                  for k in CARD_BETS for c in deck.cards]
                  if any(k in kinds for k in CARD_BETS) else [])
     return {
         "phase": state.phase, "deck": view["deck_title"], "dealt": view["dealt"],
@@ -60,7 +67,7 @@ def context(page: PageInput) -> dict:
         "no_more_bets_reason": reason(engine, state, "no-more-bets"),
         "burn_reason": reason(engine, state, "burn"),
         "deal_reason": (reason(engine, state, "deal", card=left[0].label) if left
-                        else "the deck is empty"),
+                        else t("the deck is empty")),
     }
 
 

@@ -53,7 +53,7 @@ def house_context(page: PageInput) -> dict:
                 bet = HouseBet(kind, n)
                 unit = house_unit(state.settings, bet)
                 least = -(-state.settings["min_bet"] // unit) * unit
-                spots.append({"bet": bet.id, "kind": kind, "words": f"{HOUSE_NAMES[kind]} {n}",
+                spots.append({"bet": bet.id, "kind": kind, "words": HOUSE_NAMES[kind], "number": n,
                               "amount": placed.get(bet.id, 0),
                               "reason": reason(engine, state, "bet", player=player, bet=bet.id,
                                                amount=least)})
