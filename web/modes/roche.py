@@ -7,7 +7,6 @@ hand: a card from those left.
 from __future__ import annotations
 
 from controller.games.roche import (
-    BET_NAMES,
     BET_WORDS,
     CARD_BETS,
     RANKS,
