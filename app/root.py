@@ -224,8 +224,7 @@ class Feltbank:
 
     def health(self) -> dict:
         """Each part of the running table: the one health report (/healthz, the supervisor)."""
-        from controller.storage import storage_health
-        from web.health import table_health
+        from web.health import table_parts
 
         if not self.started:
             return {"table": {"ok": False, "reason": f"the running table is {self._state}, "
@@ -234,8 +233,7 @@ class Feltbank:
         printer = ({"ok": spooler.status.ok, **spooler.status.to_json()} if spooler
                    else {"ok": True, "connection": "none"})
         return {
-            "journal": table_health(self.table),
-            "disk": storage_health(self.table.journal.path.parent),
+            **table_parts(self.table),
             "printer": printer,
             "camera": (self.camera.health() if self.camera is not None
                        else {"ok": False, "camera": "failed", "reason": self.camera_error}
