@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from app.camera import CameraRig, DemoThrower, calibrator_for, start_camera
+from app.camera import CameraRig, DemoThrower, calibrator_for, reading_confidence, start_camera
 from app.devices import TableDevices
 from controller.config import Config
 from controller.errors import ConfigError
@@ -77,7 +77,7 @@ class Feltbank:
         self.table = (self._given_table if self._given_table is not None
                       else open_table(config))
         self.live = LiveTable(self.table, confirm=config["live.confirm"],
-                              min_confidence=config["live.min_confidence"])
+                              min_confidence=reading_confidence(config))
         self.shipper = shipper_for(config, self.table)
         if self._want_camera:
             self.camera = self._start_camera()

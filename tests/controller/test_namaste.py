@@ -443,7 +443,7 @@ def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_pa
     """The numeral dice reader (vision.numerals, with the set's colours of
     equipment/namaste.json) reads the demo table's turquoise and white dice; the reading is
     the roll."""
-    from app.camera import DemoThrower, start_camera
+    from app.camera import DemoThrower, reading_confidence, start_camera
     from controller.config import load_config
     from controller.games.play import seated_table
     from controller.journal import Journal
@@ -458,8 +458,9 @@ def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_pa
         if cmd.kind != "buy-in":  # no money in Namaste
             table.submit(cmd)
     table.submit(Command("start", {}, "start"))
-    live = LiveTable(table, confirm="banker")
-    rig = start_camera(load_config(config_file), table, live)
+    config = load_config(config_file)
+    live = LiveTable(table, confirm="banker", min_confidence=reading_confidence(config))
+    rig = start_camera(config, table, live)
     try:
         thrown = DemoThrower(table, rig.demo, seed=3)()
         assert wait_for(lambda: live.pending)
