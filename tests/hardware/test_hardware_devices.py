@@ -94,7 +94,11 @@ def test_a_refused_pass_and_the_call_button_light_needs_banker(rig):
     press(factory, 22)  # no win yet: the dice do not pass
     assert wait_for(lambda: devices.lights.state == "needs_banker")
     assert table.state.shooter == "P1"
-    devices.lights.show("bets_open")
+    # The banker answers (as a held call button does): the lights show the game again,
+    # asked of the lights thread; this thread never drives them (a blink thread stopped
+    # here while the lights thread started it: "cannot join thread before it is started").
+    devices.handle("call-banker-hold")
+    assert devices.lights_done() and devices.lights.state == "bets_open"
     press(factory, 23)
     assert wait_for(lambda: devices.lights.state == "needs_banker")
     pin = factory.pin(23)
