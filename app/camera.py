@@ -37,6 +37,22 @@ def shipped_profile(mode: str) -> Path:
     return CALIBRATION / (wanted[0] or "none")
 
 
+def reading_confidence(config: Config) -> float:
+    """The confidence a die or card the camera reads needs to count without the banker (the
+    live table's `min_confidence`): live.min_confidence, lowered to the line of the mode's
+    reader when it abstains by itself below its own (`app.readers.KindReader`: pips,
+    numerals, the d20, cards; a label it gives is its confident reading)."""
+    from app.readers import KindReader, reader_kind
+    from controller.modes import find_mode
+
+    line = config["live.min_confidence"]
+    try:
+        kind = reader_kind(find_mode(config["table.mode"]).equipment)
+    except ConfigError:
+        return line  # the camera reads nothing of this mode
+    return line if kind == "labels" else min(line, KindReader.min_confidence)
+
+
 def choose_source(spec: str) -> str:
     """The camera to open for camera.source = `spec` ("auto": what this machine has)."""
     if spec != "auto":
@@ -180,7 +196,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
                  start: bool = True, clock=None) -> CameraRig | None:
     """Open the configured camera and start reading what the table's mode plays with (its
     equipment's reader, `app.readers`); None for camera.source = "none". Not `start`: the
-    loop is stepped by the caller (tests: `rig.loop.step()`, the demo on `clock`)."""
+    loop is stepped by the caller (tests: `rig.loop.step()`, the demo on `clock`). `live` is
+    made with `min_confidence=reading_confidence(config)`: the camera changes nothing of it."""
     spec = choose_source(config["camera.source"])
     if spec == "none":
         return None
@@ -213,9 +230,6 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
             recognizer = kind_reader(kind, equipment_name, config["camera.profile"],
                                      profile_store(config), **deals)
             where = recognizer.profile_path
-            # these readers abstain themselves (label None) below their own line: a label
-            # they give is their confident reading
-            live.min_confidence = min(live.min_confidence, recognizer.min_confidence)
         demo = None
         if spec == "demo":
             demo = source = demo_camera(kind, profile, config, zones, clock)

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from app.camera import CameraRig, DemoThrower, calibrator_for, start_camera
+from app.camera import CameraRig, DemoThrower, calibrator_for, reading_confidence, start_camera
 from app.devices import TableDevices
 from controller.config import Config
 from controller.errors import ConfigError
@@ -77,7 +77,7 @@ class Feltbank:
         self.table = (self._given_table if self._given_table is not None
                       else open_table(config))
         self.live = LiveTable(self.table, confirm=config["live.confirm"],
-                              min_confidence=config["live.min_confidence"])
+                              min_confidence=reading_confidence(config))
         self.shipper = shipper_for(config, self.table)
         if self._want_camera:
             self.camera = self._start_camera()
@@ -224,8 +224,7 @@ class Feltbank:
 
     def health(self) -> dict:
         """Each part of the running table: the one health report (/healthz, the supervisor)."""
-        from controller.storage import storage_health
-        from web.health import table_health
+        from web.health import table_parts
 
         if not self.started:
             return {"table": {"ok": False, "reason": f"the running table is {self._state}, "
@@ -234,8 +233,7 @@ class Feltbank:
         printer = ({"ok": spooler.status.ok, **spooler.status.to_json()} if spooler
                    else {"ok": True, "connection": "none"})
         return {
-            "journal": table_health(self.table),
-            "disk": storage_health(self.table.journal.path.parent),
+            **table_parts(self.table),
             "printer": printer,
             "camera": (self.camera.health() if self.camera is not None
                        else {"ok": False, "camera": "failed", "reason": self.camera_error}

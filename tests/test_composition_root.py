@@ -97,3 +97,17 @@ def test_a_part_that_cannot_start_stops_the_others(config, doubles, tmp_path):
     assert new_threads(before) == set() and not root.started
     with pytest.raises(RuntimeError, match="was stopped"):
         root.start()
+
+
+@pytest.mark.parametrize(("mode", "line"), [("fortunes-winds", 0.8), ("hazard", 0.5),
+                                             ("namaste", 0.5)])
+def test_the_live_table_is_made_with_the_readers_confidence_line(tmp_path, doubles, mode, line):
+    """Issue 11: nothing is wired after it is made. The live table gets its confidence line
+    when made: live.min_confidence (0.8 here), lowered to 0.5 for a reader that abstains by
+    itself (pips, numerals); the camera no longer lowers it afterwards."""
+    config_file = tmp_path / "feltbank.toml"
+    config_file.write_text(f'[table]\nmode = "{mode}"\n[journal]\npath = '
+                           f'"{tmp_path / "journal.sqlite3"}"\n[camera]\nsource = "none"\n'
+                           '[live]\nmin_confidence = 0.8\n')
+    with Feltbank(load_config(config_file), camera=False, **doubles) as root:
+        assert root.live.min_confidence == line

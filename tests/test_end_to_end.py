@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,6 +21,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = "import sys; from controller.cli import main; sys.exit(main())"
@@ -71,15 +72,12 @@ class Banker:
         with self.opener.open(request, timeout=30) as r:
             return json.loads(r.read())
 
-    def wait_for_reading(self, seconds: float = 60.0) -> dict:
+    def wait_for_reading(self) -> dict:
         """The camera's reading once it waits for the banker."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            pending = self.state()["pending"]
-            if pending:
-                return pending
-            time.sleep(0.2)
-        raise AssertionError("the camera read nothing")
+        seen = []
+        assert wait_for(lambda: seen.append(self.state()["pending"]) or seen[-1], every=0.2), \
+            "the camera read nothing"
+        return seen[-1]
 
     def state(self) -> dict:
         request = urllib.request.Request(self.base + "/api/state",
@@ -102,18 +100,18 @@ class Server:
                 [sys.executable, "-c", MAIN, "run", "--host", "127.0.0.1", "--port",
                  str(self.port)], cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                 stderr=err, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while True:
+        def ready() -> bool:
+            if self.proc.poll() is not None:
+                return True  # it ended: nothing to wait for
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz",
                                             timeout=5) as r:
-                    if json.loads(r.read())["ok"]:
-                        return
+                    return json.loads(r.read())["ok"]
             except OSError:  # not listening yet, or the worker still loading
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the server did not start: {self.log.read_text()}")
-            time.sleep(0.2)
+                return False
+
+        if not wait_for(ready, every=0.2) or self.proc.poll() is not None:
+            pytest.fail(f"the server did not start: {self.log.read_text()}")
 
     def kill(self) -> None:
         """SIGKILL the whole service (gunicorn's master and its worker), like a power cut."""

@@ -1,7 +1,7 @@
 """The import rules of DESIGN.md, checked by import-linter (`lint-imports`, contracts in
 pyproject.toml): engines import no storage, vision or web; vision and hardware know no rules;
-the controller imports no web, hardware or composition root (only the CLI on top does);
-nothing imports the CLI."""
+the controller imports no web, hardware or composition root (only the CLI on top does); the
+dashboard imports no composition root (it is handed its services); nothing imports the CLI."""
 
 from __future__ import annotations
 

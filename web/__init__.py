@@ -24,7 +24,7 @@ from werkzeug.exceptions import HTTPException
 from controller.config import Config, load_config, user_config_path
 from controller.errors import JournalError
 from controller.live import LiveTable
-from controller.storage import disk_fault, storage_health
+from controller.storage import disk_fault
 from controller.table import Table
 from web import auth, calibration, data, money, settings_page
 from web import health as health_page
@@ -54,8 +54,9 @@ class Services:
     `table` the table service; `live` the camera's door to the table, whose waiting readings
     the banker confirms here; `camera` the newest frame and status (web/camera.py);
     `calibrator` the vision side's calibration service (see web/calibration.py); `health`
-    reports each part of the running table for /healthz (default: the journal's only); `demo`
-    throws the demo table's dice (only when the camera is the demo table).
+    reports each part of the running table for /healthz (default: the journal and its disk,
+    `web.health.table_parts`); `demo` throws the demo table's dice (only when the camera is
+    the demo table).
     """
 
     table: Table
@@ -121,9 +122,7 @@ def create_app(config: Mapping[str, Any] | None, services: Services) -> Flask:
         "feltbank.live": live,
         "feltbank.calibrator": services.calibrator,
         "feltbank.demo": services.demo,
-        "feltbank.health": services.health or (
-            lambda: {"journal": health_page.table_health(table),
-                     "disk": storage_health(data_dir)}),
+        "feltbank.health": services.health or (lambda: health_page.table_parts(table)),
         "feltbank.broadcaster": broadcaster,
         "feltbank.camera_slots": threading.BoundedSemaphore(app.config["MJPEG_STREAMS"]),
         "feltbank.stream_slots": live_pages.StreamSlots(app.config["SSE_STREAMS_PER_USER"],

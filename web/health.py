@@ -19,6 +19,15 @@ def table_health(table) -> dict:
             "schema": table.journal.schema_version}
 
 
+def table_parts(table) -> dict:
+    """The table's own parts of the health report: its journal, and the disk it is on. The
+    running table's report (`app.Feltbank.health`) adds the others; a dashboard handed no
+    report of its own (tests, `feltbank bench`) reports these."""
+    from controller.storage import storage_health
+
+    return {"journal": table_health(table), "disk": storage_health(table.journal.path.parent)}
+
+
 @bp.get("/healthz")
 def healthz():
     """Each part's health; 200 when all are ok, 503 when any is not. Without a login only

@@ -1,12 +1,11 @@
-"""`feltbank bench live`: the demo table's camera timed from the dice settling to the screen."""
+"""`feltbank bench live`: the demo table's camera timed from the dice settling to the screen,
+on the running table the composition root (`app.Feltbank`) makes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from app.camera import DemoThrower, start_camera
 from controller.cli.common import add_mode_option
-from controller.live import LiveTable
 from controller.table import Table
 
 
@@ -34,38 +33,40 @@ def bench_live(args) -> int:
     import tempfile
     import time
 
+    from app import Feltbank
+    from app.camera import DemoThrower
     from controller.cli.common import print_json
     from controller.config import load_config
-    from controller.errors import ConfigError
     from controller.games.play import to_a_throw
     from controller.journal import Journal
-    from web import Services, create_app
 
     with tempfile.TemporaryDirectory() as tmp:
         config_file = Path(tmp) / "feltbank.toml"
+        journal = Path(tmp) / "journal.sqlite3"
         config_file.write_text(f'[table]\nmode = "{args.mode}"\n'
+                               f'[journal]\npath = "{journal}"\n'
                                f'[camera]\nsource = "demo"\nsettle_seconds = {args.settle}\n'
-                               f'fps = {args.fps}\n')
+                               f'fps = {args.fps}\n[live]\nconfirm = "banker"\n'
+                               '[gpio]\nfactory = "mock"\n[printer]\nconnection = "none"\n')
         config = load_config(config_file)
-        table = Table(Journal(Path(tmp) / "journal.sqlite3"))
+        table = Table(Journal(journal))
         # The mode's own way to where the dice are thrown (a bet before the first roll...).
         for cmd in to_a_throw(args.mode, players=3)[0]:
             table.submit(cmd)
-        live = LiveTable(table, confirm="banker")
+        # The running table as `feltbank run` makes it (the composition root), on mock pins.
+        root = Feltbank(config, table=table)
         try:
-            rig = start_camera(config, table, live)
-        except ConfigError as exc:
-            raise SystemExit(f"bench: {exc}") from None
-        if rig.demo is None or table.engine.demo_throw(table.state, random.Random(0)) is None:
-            rig.stop()
-            raise SystemExit(f"bench: the demo table cannot throw {table.engine.title}'s dice; "
-                             "modes it throws: " + ", ".join(demo_modes()))
-        throw = DemoThrower(table, rig.demo, seed=1)
-        app = create_app({"FELTBANK": config, "DATA_DIR": Path(tmp)},
-                         Services(table=table, live=live, demo=throw))
-        stream = app.extensions["feltbank.broadcaster"]
-        from_rest, from_settled = [], []
-        try:
+            root.start()
+            rig, live = root.camera, root.live
+            if rig is None:
+                raise SystemExit(f"bench: {root.camera_error or 'no camera'}")
+            now = table.snapshot()
+            if rig.demo is None or now.engine.demo_throw(now.state, random.Random(0)) is None:
+                raise SystemExit(f"bench: the demo table cannot throw {now.engine.title}'s "
+                                 "dice; modes it throws: " + ", ".join(demo_modes()))
+            throw = DemoThrower(table, rig.demo, seed=1)  # the same throws on every run
+            stream = root.app(DATA_DIR=Path(tmp)).extensions["feltbank.broadcaster"]
+            from_rest, from_settled = [], []
             for _ in range(args.throws):
                 version = stream.pending_version
                 throw()
@@ -81,7 +82,7 @@ def bench_live(args) -> int:
             idle_cpu = (time.process_time() - cpu0) / (time.monotonic() - wall0)
             frames = rig.loop.status.frames
         finally:
-            rig.stop()
+            root.stop()
             table.journal.close()
 
     def ms(values, q):

@@ -12,6 +12,7 @@ from controller.games.base import Command
 from controller.journal import Journal
 from controller.live import LiveTable
 from controller.table import Table
+from tests.waiting import wait_for
 
 
 class State(enum.Enum):
@@ -111,12 +112,7 @@ def test_the_thread_beats_its_heartbeat_and_stops(live):
 
     loop = CameraLoop(Source(["moving", "still"]), Settle(), reader, live, heartbeat=Beat())
     loop.start()
-    import time
-
-    deadline = time.monotonic() + 3
-    while live.pending is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert live.pending is not None and loop.alive()
+    assert wait_for(lambda: live.pending is not None) and loop.alive()
     loop.stop()
     assert not loop.alive() and len(beats) >= 2
 

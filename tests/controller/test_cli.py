@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import build_parser, main
+from controller.cli.common import default_mode
 from controller.games.base import Command
 from controller.games.play import seated_table
 from controller.journal import Journal
@@ -162,10 +163,13 @@ def test_run_takes_commands_and_rebuilds_on_the_next_start(capsys, tmp_path):
 
 
 @pytest.mark.bench
-def test_bench_ledger(capsys):
-    code, out, _ = run(capsys, "bench", "ledger", "--commits", "50", "--replay", "2000", "--json")
+@pytest.mark.parametrize("mode", [[], ["--mode", "hazard"]], ids=["default", "hazard"])
+def test_bench_ledger(capsys, mode):
+    code, out, _ = run(capsys, "bench", "ledger", "--commits", "50", "--replay", "2000", "--json",
+                       *mode)
     figures = json.loads(out)
     assert code == 0 and figures["commits_per_s"] > 0 and figures["replay_commands_per_s"] > 0
+    assert figures["mode"] == (mode[-1] if mode else default_mode())
 
 
 def test_the_console_script_and_the_readme_run_command(tmp_path):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from app.camera import DemoThrower, start_camera
@@ -14,15 +12,7 @@ from controller.games.play import seated_table
 from controller.journal import Journal
 from controller.live import LiveTable
 from controller.table import Table
-
-
-def wait_for(check, seconds=120.0):
-    """True as soon as `check()` is; False only after `seconds` (generous: a machine with
-    both cores loaded renders, reads and learns many times slower)."""
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return check()
+from tests.waiting import wait_for
 
 
 @pytest.fixture

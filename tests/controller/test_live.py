@@ -85,3 +85,24 @@ def test_a_stale_confirm_is_refused(table):
     live.confirm(second.id)
     with pytest.raises(ValueError, match="'auto' or 'banker'"):
         LiveTable(table, confirm="sometimes")
+
+
+def test_a_reading_of_several_commands_is_one_submission(table, monkeypatch):
+    """Issue 11: the set-aside and the roll one reading makes are committed together
+    (`Table.submit_many`, one journal transaction), so no dashboard command lands between."""
+    live = LiveTable(table, confirm="auto")
+    live.observe(FIRST)
+    submitted = []
+    real = table.submit_many
+
+    def submit_many(cmds, *args, **kwargs):
+        submitted.append([cmd.kind for cmd in cmds])
+        return real(cmds, *args, **kwargs)
+
+    monkeypatch.setattr(table, "submit_many", submit_many)
+    second = Observation(seen("NORTH", zone="tray")
+                         + tuple(Seen(label, 0.99, (10.0 * (i + 1), 0.0), "rolling")
+                                 for i, label in enumerate(("WATER", "FIRE", "AIR", "SUN"))))
+    outcomes = live.observe(second)
+    assert submitted == [["set-aside", "roll"]]
+    assert [o.seq for o in outcomes] == [6, 7] and table.state.roll == 2

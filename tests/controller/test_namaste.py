@@ -30,6 +30,7 @@ from controller.games.namaste import (
 from controller.games.observation import Observation, Seen
 from controller.history import read_history
 from controller.odds.namaste import can_make, odds, odds_text
+from tests.waiting import wait_for
 
 ENGINE = Namaste()
 
@@ -442,9 +443,7 @@ def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_pa
     """The numeral dice reader (vision.numerals, with the set's colours of
     equipment/namaste.json) reads the demo table's turquoise and white dice; the reading is
     the roll."""
-    import time
-
-    from controller.cli.camera import DemoThrower, start_camera
+    from app.camera import DemoThrower, reading_confidence, start_camera
     from controller.config import load_config
     from controller.games.play import seated_table
     from controller.journal import Journal
@@ -459,13 +458,12 @@ def test_the_demo_table_throws_namaste_dice_and_the_recognizer_reads_them(tmp_pa
         if cmd.kind != "buy-in":  # no money in Namaste
             table.submit(cmd)
     table.submit(Command("start", {}, "start"))
-    live = LiveTable(table, confirm="banker")
-    rig = start_camera(load_config(config_file), table, live)
+    config = load_config(config_file)
+    live = LiveTable(table, confirm="banker", min_confidence=reading_confidence(config))
+    rig = start_camera(config, table, live)
     try:
         thrown = DemoThrower(table, rig.demo, seed=3)()
-        deadline = time.monotonic() + 20
-        while not live.pending and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert wait_for(lambda: live.pending)
         pending = live.pending
         reading = pending.reading
         assert not reading.problems, reading.problems

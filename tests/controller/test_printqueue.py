@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import time
 
 import pytest
 from escpos.printer import Dummy
@@ -15,6 +14,7 @@ from controller.journal import Journal
 from controller.printqueue import PrintQueue, Spooler, house_report_data, statement_data
 from controller.table import Table
 from hardware.printer import PrinterConfig, ReceiptPrinter
+from tests.waiting import wait_for
 
 
 class Flaky(Dummy):
@@ -195,16 +195,10 @@ def test_the_spooler_thread_wakes_on_a_new_receipt_and_retries_after_a_fault(tab
         table.submit(Command("call-main", {"main": 7}))
         device.fault = "offline"
         bet(table)
-        deadline = time.monotonic() + 20
-        while spooler.status.ok and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not spooler.status.ok
+        assert wait_for(lambda: not spooler.status.ok)
         device.fault = None
         bet(table, "P2")
-        deadline = time.monotonic() + 20
-        while table.queue.waiting() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert table.queue.waiting() == []
+        assert wait_for(lambda: table.queue.waiting() == [])
         assert len(slip_ids(device.output)) == 2
     finally:
         spooler.stop()

@@ -5,19 +5,11 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 
 from controller.journal import Journal
 from controller.supervisor import Supervisor, Ticker, sd_notify, watchdog_interval
 from controller.table import Table
-
-
-def wait_for(check, seconds: float = 20.0) -> bool:
-    """Poll `check` until it holds (a generous timeout: the machine may be busy)."""
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return check()
+from tests.waiting import wait_for
 
 
 class Clock:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 from escpos.printer import Dummy
@@ -16,6 +16,7 @@ from controller.journal import Journal
 from controller.table import Table
 from hardware.pins import pin_factory
 from hardware.printer import PrinterConfig, ReceiptPrinter
+from tests.waiting import wait_for
 
 
 class Switchable(Dummy):
@@ -27,13 +28,6 @@ class Switchable(Dummy):
         if self.unplugged:
             raise OSError("[Errno 19] No such device")
         super()._raw(msg)
-
-
-def wait_for(check, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return check()
 
 
 @pytest.fixture
@@ -100,7 +94,11 @@ def test_a_refused_pass_and_the_call_button_light_needs_banker(rig):
     press(factory, 22)  # no win yet: the dice do not pass
     assert wait_for(lambda: devices.lights.state == "needs_banker")
     assert table.state.shooter == "P1"
-    devices.lights.show("bets_open")
+    # The banker answers (as a held call button does): the lights show the game again,
+    # asked of the lights thread; this thread never drives them (a blink thread stopped
+    # here while the lights thread started it: "cannot join thread before it is started").
+    devices.handle("call-banker-hold")
+    assert devices.lights_done() and devices.lights.state == "bets_open"
     press(factory, 23)
     assert wait_for(lambda: devices.lights.state == "needs_banker")
     pin = factory.pin(23)
@@ -117,8 +115,38 @@ def test_an_unplugged_printer_lights_the_fault_and_the_slips_wait(rig):
     assert factory.pin(20).state or wait_for(lambda: factory.pin(20).state)
     assert table.state.ledger.on_table("P1") == 4  # the game went on
     device.unplugged = False
-    assert wait_for(lambda: not devices.lights.faulty, seconds=5)
+    assert wait_for(lambda: not devices.lights.faulty)
     assert device.output.count(b"BET SLIP") == 1
+
+
+def test_the_lights_are_driven_by_one_thread_whoever_changes_them(rig, monkeypatch):
+    """Issue 11: commands from any thread, a camera reading, a button and a printer fault all
+    change the lights through one queue: only the "lights" thread drives the pins."""
+    table, devices, factory, device = rig
+    drivers = []
+    for what in ("show", "fault"):
+        real = getattr(devices.lights, what)
+
+        def driven(value, real=real):
+            drivers.append(threading.current_thread().name)
+            real(value)
+
+        monkeypatch.setattr(devices.lights, what, driven)
+    device.unplugged = True  # the bet's slip fails: the spooler's thread lights the fault
+    bet = Command("bet", {"player": "P1", "bet": "standard", "amount": 2})
+    other = threading.Thread(target=table.submit, args=(bet,), name="dashboard")
+    other.start()
+    other.join()
+    assert wait_for(lambda: devices.lights_done() and devices.lights.faulty)
+    device.unplugged = False
+    assert wait_for(lambda: devices.lights_done() and not devices.lights.faulty)
+    table.submit(Command("roll", {"faces": ["NORTH", "EAST", "FIRE", "BIRD", "VOID"]}))
+    devices.live.observe(Observation(tuple(Seen(f, 0.99, (i, 0)) for i, f in
+                                           enumerate(("NORTH", "EAST", "FIRE")))))
+    assert devices.lights_done() and devices.lights.state == "needs_banker"
+    press(factory, 23)  # the call button, from the buttons' worker
+    assert wait_for(lambda: len(drivers) >= 6 and devices.lights_done())
+    assert set(drivers) == {"lights"}, drivers
 
 
 def test_the_confirm_and_reject_buttons_act_on_the_read_roll(rig):

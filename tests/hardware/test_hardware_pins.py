@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -11,6 +9,7 @@ from hardware.buttons import TableButtons
 from hardware.errors import PinMapError
 from hardware.lights import StatusLights
 from hardware.pins import PinMap, is_mock, pin_factory
+from tests.waiting import wait_for
 
 BUTTONS = {"confirm": 17, "reject": 27, "pass_dice": 22, "call_banker": 23}
 LEDS = {"ready": 5, "bets_open": 6, "rolling": 13, "reading": 19, "needs_banker": 26,
@@ -49,14 +48,6 @@ def test_rgb_pin_map_needs_three_pins_and_ignores_separate_leds():
         PinMap(buttons=BUTTONS, led_mode="rgb", rgb=(12, 13))
     with pytest.raises(PinMapError, match="GPIO17 is used twice"):
         PinMap(buttons=BUTTONS, led_mode="rgb", rgb=(17, 13, 19))
-
-
-def wait_for(check, seconds: float = 20.0) -> bool:
-    """Poll `check` until it holds (a generous timeout: the machine may be busy)."""
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return check()
 
 
 def press(factory: MockFactory, pin: int, got: list, held: bool = False) -> None:

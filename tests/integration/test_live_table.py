@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.camera import DemoThrower, start_camera
+from app.camera import DemoThrower, reading_confidence, start_camera
 from controller.config import load_config
 from controller.errors import ConfigError
 from controller.games.base import Command
@@ -40,10 +40,11 @@ class Live:
         self.table = Table(Journal(tmp_path / "journal.sqlite3"))
         for cmd in commands:
             self.table.submit(cmd)
-        self.live = LiveTable(self.table, confirm=confirm)
+        config = load_config(config_file)
+        self.live = LiveTable(self.table, confirm=confirm,
+                              min_confidence=reading_confidence(config))
         self.clock = Clock()
-        self.rig = start_camera(load_config(config_file), self.table, self.live, start=False,
-                                clock=self.clock)
+        self.rig = start_camera(config, self.table, self.live, start=False, clock=self.clock)
         self.throw = DemoThrower(self.table, self.rig.demo, seed=5)
         self.states: list[str] = []
 

@@ -24,6 +24,16 @@ def test_label_set_matches_the_seed():
     assert "".join(FORTUNES_AND_WINDS.glyphs[lab] for lab in FORTUNES_AND_WINDS.labels) == KANJI
 
 
+def test_the_artwork_tool_subsets_the_equipment_files_kanji():
+    """vision/artwork/make_artwork.py takes its kanji from equipment/*.json, not a copy."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_artwork", ARTWORK_DIR / "make_artwork.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.KANJI == KANJI
+
+
 def test_font_subset_and_licence_are_committed():
     data = json.loads((ARTWORK_DIR / "glyphs.json").read_text(encoding="utf-8"))
     for style in ("sans", "serif"):

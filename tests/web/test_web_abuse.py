@@ -14,6 +14,7 @@ import pytest
 from controller.games.base import Command
 from controller.journal import Journal
 from controller.table import Table
+from tests.waiting import wait_for
 from tests.web.conftest import Auth
 from tests.web.test_web_live import parse
 
@@ -556,10 +557,8 @@ def test_event_streams_are_capped_per_account_and_in_all(make_app, table):
         fourth.close()
         streams[0].close()
         # The slot comes back when the client goes.
-        deadline = time.monotonic() + 10
-        while app.extensions["feltbank.stream_slots"].count() > 2:
-            assert time.monotonic() < deadline, "the closed stream's slot never came back"
-            time.sleep(0.05)
+        assert wait_for(lambda: app.extensions["feltbank.stream_slots"].count() <= 2), \
+            "the closed stream's slot never came back"
         again = RawStream(server.port, cookie)
         again.until("event: state")
         for stream in (again, *streams[1:]):

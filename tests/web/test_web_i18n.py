@@ -89,7 +89,7 @@ def test_every_word_of_each_modes_page_has_french(name):
     words = set(mode.result_words.values()) | literals(ROOT / "web" / "templates" / page.template)
     catalog = french()
     missing = sorted(w for w in words if not (catalog.get(w) and catalog.get(w).string))
-    assert missing == [], name
+    assert missing == [], f"{name}: no French in {PO.relative_to(ROOT)}"
 
 
 def _key(text):

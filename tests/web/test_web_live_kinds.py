@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.camera import DemoThrower, start_camera
+from app.camera import DemoThrower, reading_confidence, start_camera
 from controller.config import load_config
 from controller.games.play import seated_table
 from controller.journal import Journal
@@ -31,9 +31,10 @@ def rig(tmp_path):
     config_file = tmp_path / "feltbank.toml"
     config_file.write_text('[table]\nmode = "roche"\n[camera]\nsource = "demo"\n'
                            'settle_seconds = 0.3\nfps = 10.0\n')
-    live = LiveTable(table, confirm="auto")
+    config = load_config(config_file)
+    live = LiveTable(table, confirm="auto", min_confidence=reading_confidence(config))
     clock = Clock()
-    camera = start_camera(load_config(config_file), table, live, start=False, clock=clock)
+    camera = start_camera(config, table, live, start=False, clock=clock)
     yield table, camera, clock, live
     table.journal.close()
 

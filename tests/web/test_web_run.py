@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from controller.cli.run import tls_files
 from controller.config import load_config
 from controller.errors import ConfigError
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,16 +78,21 @@ def test_feltbank_run_serves_the_wizard(tmp_path, server):
     with open(log, "w") as err:
         proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        pages = []
+
+        def started() -> bool:
+            if proc.poll() is not None:
+                return True  # it ended: nothing to wait for
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/setup", timeout=5) as r:
-                    page = r.read().decode()
-                break
+                    pages.append(r.read().decode())
+                return True
             except OSError:  # not listening yet, or the worker still opening the table
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the server did not start: {log.read_text()}")
-                time.sleep(0.2)
+                return False
+
+        if not (wait_for(started, every=0.2) and pages):
+            pytest.fail(f"the server did not start: {log.read_text()}")
+        page = pages[0]
         assert "Welcome to feltbank" in page
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
             health = json.loads(r.read())

@@ -14,7 +14,12 @@ import re
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-KANJI = "土北米水東魚火西木風南鳥空運陽月"
+#: The kanji the dice carry, as their equipment files give them (equipment/*.json "glyphs";
+#: the other glyphs are ASCII, in LATIN).
+KANJI = "".join(dict.fromkeys(
+    ch for f in sorted((HERE.parents[1] / "equipment").glob("*.json"))
+    for g in json.loads(f.read_text(encoding="utf-8")).get("glyphs", {}).values()
+    for ch in g if not ch.isascii()))
 LATIN = "".join(chr(c) for c in range(32, 127))  # printable ASCII
 SOURCES = {
     "sans": ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", "NotoSansCJKjp-Bold-feltbank.otf"),
