@@ -210,7 +210,8 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
 
     zones = {"rolling": [tuple(p) for p in config["zones.rolling"]],
              "tray": [tuple(p) for p in config["zones.tray"]]}
-    equipment_name = find_mode(config["table.mode"]).equipment
+    mode = find_mode(config["table.mode"])
+    equipment_name = mode.equipment
     kind = reader_kind(equipment_name)
     profile = resolved = None
     deals: dict = {}
@@ -225,8 +226,9 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
         else:
             # which deck the table deals now, and (the demo) how to learn one: kept for
             # the readers made when the banker activates a calibration (use_profile)
-            deals = {"deck": lambda: table_deck(table),
-                     "learn": demo_deck if spec == "demo" else None}
+            deals = {"deck": lambda: table_deck(table, mode),
+                     "learn": ((lambda deck: demo_deck(mode.deck_file(deck)))
+                               if spec == "demo" else None)}
             recognizer = kind_reader(kind, equipment_name, config["camera.profile"],
                                      profile_store(config), **deals)
             where = recognizer.profile_path
@@ -273,23 +275,21 @@ def start_camera(config: Config, table: Table, live: LiveTable, heartbeat=None, 
     return CameraRig(loop, source, place, demo)
 
 
-def table_deck(table: Table) -> str:
-    """The deck the table deals now: its `deck` setting (Roche's: "roche" or "poker"), else
-    the printed Roche deck."""
+def table_deck(table: Table, mode) -> str:
+    """The deck the table deals now (`Mode.deck_dealt` under the table's settings)."""
     state = table.snapshot().state
-    return str(state.settings.get("deck", "roche")) if state is not None else "roche"
+    return mode.deck_dealt(state.settings if state is not None else {})
 
 
-def demo_deck(deck: str):
-    """The demo table's deck learned as a table learns its own (`feltbank calibrate`): one
-    capture of each card alone on the felt (the four-poker-decks' ranks 2 to 7)."""
+def demo_deck(deck_file: str):
+    """The demo table's deck (`equipment/DECK_FILE.json`) learned as a table learns its own
+    (`feltbank calibrate`): one capture of each card alone on the felt."""
     import equipment
-    from controller.games.roche_deck import DECK_FILES
     from vision.cards import learn
     from vision.demo_kinds import KindScene
 
-    labels = [c["label"] for c in equipment.load(DECK_FILES[deck])["cards"]]
-    log.info("camera: the demo table learns its %s deck (%d cards)", deck, len(labels))
+    labels = [c["label"] for c in equipment.load(deck_file)["cards"]]
+    log.info("camera: the demo table learns its %s deck (%d cards)", deck_file, len(labels))
     return learn(KindScene("cards").captures(labels))
 
 

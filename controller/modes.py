@@ -92,11 +92,17 @@ class Mode:
     #: Each bet spot of the ledger ("cut.3") in words: a plain text or a
     #: `controller.settings.phrase` (template, values), for the receipts and the dashboard.
     bet_words: Mapping[str, Any] = field(default_factory=dict)
+    #: The decks the mode may deal, by the names its `deck_setting` gives them (a learned
+    #: deck is stored under that name): name -> equipment file. Empty: its `equipment` only.
+    decks: Mapping[str, str] = field(default_factory=dict)
+    #: The engine's setting naming which of `decks` the table deals now ("": the first).
+    deck_setting: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "result_words", MappingProxyType(dict(self.result_words)))
         object.__setattr__(self, "bet_words", MappingProxyType(dict(self.bet_words)))
         object.__setattr__(self, "printables", MappingProxyType(dict(self.printables)))
+        object.__setattr__(self, "decks", MappingProxyType(dict(self.decks)))
 
     @property
     def name(self) -> str:
@@ -144,6 +150,16 @@ class Mode:
                         "words": self.result_words.get(ended.result, ended.result),
                         "holder": ended.holder or "", "details": dict(ended.details)})
         return out
+
+    def deck_dealt(self, settings: Mapping[str, Any]) -> str:
+        """The name of the deck the table deals under its `settings` (one of `decks`)."""
+        decks = self.decks or {self.equipment: self.equipment}
+        chosen = settings.get(self.deck_setting) if self.deck_setting else None
+        return str(chosen) if chosen in decks else next(iter(decks))
+
+    def deck_file(self, deck: str) -> str:
+        """The equipment file of the deck named `deck` (`decks`; the mode's own: itself)."""
+        return (self.decks or {self.equipment: self.equipment}).get(deck, deck)
 
     def words_of_bet(self, bet: str) -> Any:
         """The words of a bet named by its spot or its id, or None (`words_of_bet`)."""

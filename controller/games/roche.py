@@ -554,6 +554,8 @@ MODE = Mode(
     page_ref="web.modes.roche:PAGE",
     result_words=RESULT_WORDS,
     bet_words=BET_WORDS,
+    decks=DECK_FILES,
+    deck_setting="deck",
 )
 
 GRAND_MODE = Mode(
@@ -565,4 +567,6 @@ GRAND_MODE = Mode(
     page_ref="web.modes.roche:GRAND_PAGE",
     result_words=RESULT_WORDS,
     bet_words=BET_WORDS,
+    decks=DECK_FILES,
+    deck_setting="deck",
 )

@@ -95,6 +95,20 @@ def test_the_equipment_file(name):
         assert set(data.get("glyphs", {})) <= faces, "glyphs for faces no die has"
     else:
         assert data["cards"], "a deck has cards"
+    # the decks it may deal (the camera reads the one its settings choose) are files too
+    for deck in mode.decks:
+        assert equipment.load(mode.deck_file(deck))["kind"] == "deck", deck
+    settings = mode.engine.new_state({}).settings
+    assert mode.deck_file(mode.deck_dealt(settings)) in {mode.equipment, *mode.decks.values()}
+
+
+def test_the_deck_dealt_is_the_one_the_settings_choose():
+    roche, rochi = find_mode("roche"), find_mode("rochi")
+    assert roche.deck_dealt({"deck": "poker"}) == "poker"
+    assert roche.deck_file("poker") == "poker-roche-deck"
+    assert roche.deck_dealt({"deck": "roche"}) == roche.deck_dealt({}) == "roche"
+    assert rochi.deck_dealt({"deck": "poker"}) == "roche"  # Rochi deals its own deck only
+    assert rochi.deck_file("roche") == "roche"
 
 
 @pytest.mark.parametrize("name", MODES)
