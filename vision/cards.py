@@ -87,6 +87,7 @@ INDEX_OWN_SLACK = 0.03  # a learned index fits the card's at most this much less
 INDEX_LOCAL_MM = 5.0  # the corner look's local test: windows this wide
 INDEX_LOCAL_SLACK = 0.15  # a learned index may disagree locally this much more than the
 #                            card's own two indices disagree with each other
+COURT = "JQK"  # ranks whose picture may be the same in every suit of a deck
 PART_PAD = 4  # px round a corner index's rank glyph or suit sign when it is matched alone
 PART_SLACK = 0.1  # a rank glyph or suit sign fits the best learned one at most this much less
 #                   than it fits the card's own other corner's (else no learned one is it)
@@ -931,13 +932,19 @@ def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray,
     and suit sign allow (`_rank_suit`): a label is not given when its rank or suit is ruled
     out by them, when they are unlike every learned one (a rank or suit never learned), or
     when they leave open a card the deck never learned (JC when only JS was learned: the
-    learned faces cannot tell a card they do not have). Where the whole index hesitated
+    learned faces cannot tell a card they do not have). A court card whose corners cannot be
+    read is not named (its picture can be the same in every suit: JH was read as JD). Where
+    the whole index hesitated
     (two labels alike but for the suit sign, or its index locally unlike the learned one),
     a rank and a suit both read surely (PART_SURE) name the card, if the faces or the
     whole index put it first. `ink`: the card's index corners' ink colour (`_corner_ink`):
     a suit whose learned cards' ink is unlike it (red against black) is ruled out."""
     label, conf, why, info = _index_look(model, sc, query)
-    if info.get("own", 0.0) < INDEX_READABLE or (label or sc.best) not in POKER_LABELS:
+    if (label or sc.best) not in POKER_LABELS:
+        return label, conf, why, info
+    if info.get("own", 0.0) < INDEX_READABLE:
+        if label is not None and label[0] in COURT:  # its picture is the same in each suit
+            return None, 0.3, f"{label}? (its corner indices unreadable)", info
         return label, conf, why, info
     rs = _rank_suit(model, query)
     if rs is None:
