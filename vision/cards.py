@@ -62,6 +62,7 @@ RIM_PLAIN = 0.65  # share of the rim that must be paper
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
 INK_TOL = 0.06  # an ink colour difference this small is noise (light, blur, glare)
+INK_APART = 0.12  # two suits whose index inks differ this much are told by colour
 INDEX_MM = (11, 24)  # a card's corner index (rank over suit sign) lies within this, mm
 COLOUR_WEIGHT = 1.5  # how much a colour difference costs (score units per unit of chroma)
 BAND_PX = 4.0  # the grey face is band-passed: what is finer than this many px
@@ -86,6 +87,13 @@ INDEX_OWN_SLACK = 0.03  # a learned index fits the card's at most this much less
 INDEX_LOCAL_MM = 5.0  # the corner look's local test: windows this wide
 INDEX_LOCAL_SLACK = 0.15  # a learned index may disagree locally this much more than the
 #                            card's own two indices disagree with each other
+COURT = "JQK"  # ranks whose picture may be the same in every suit of a deck
+PART_PAD = 4  # px round a corner index's rank glyph or suit sign when it is matched alone
+PART_SLACK = 0.1  # a rank glyph or suit sign fits the best learned one at most this much less
+#                   than it fits the card's own other corner's (else no learned one is it)
+PART_SURE = 0.6  # how surely a rank and a suit read alone must beat every other to name a
+#                  card the whole corner index hesitated over
+PART_REPS = 3  # learned cards a rank glyph or suit sign is matched against, per rank or suit
 
 
 class BadDeck(VisionError):
@@ -110,6 +118,15 @@ class CardModel:
         if "_inks" not in self.__dict__:
             self.__dict__["_inks"] = _corner_ink(self.chroma)
         return self.__dict__["_inks"]
+
+    def parts(self) -> np.ndarray:
+        """Where each learned face's corner index has its rank glyph and its suit sign (see
+        `index_parts`): (N, 2, 4) boxes x0, y0, x1, y1, all -1 where not found; computed once."""
+        if "_parts" not in self.__dict__:
+            n = len(self.labels)
+            self.__dict__["_parts"] = (np.stack([index_parts(self.index[i][0]) for i in range(n)])
+                                       if self.index is not None else np.full((n, 2, 4), -1))
+        return self.__dict__["_parts"]
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
@@ -510,6 +527,55 @@ def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0) -> np.ndar
                      for q in _index_quads(quad)])
 
 
+def index_parts(index: np.ndarray) -> np.ndarray:
+    """Where a corner index (band-passed, see `_index_face`) has its rank glyph and, below
+    it, its suit sign: boxes (2, 4) x0, y0, x1, y1 (px), -1 where not found. The ink's pieces
+    (a line across the box, a border's or a court picture's frame, is none), the topmost
+    row of them the rank (a "10" is two pieces side by side); the suit sign is the next
+    piece below it, under the rank, with the pieces level with it there."""
+    out = np.full((2, 4), -1, np.int32)
+    lo = float(index.min())
+    if lo >= 0:
+        return out
+    mask = (index < 0.35 * lo).astype(np.uint8)
+    h, w = mask.shape
+
+    def pieces(tall: float) -> list[tuple[int, ...]]:
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        return sorted((tuple(int(v) for v in stats[i][:4]) for i in range(1, n)
+                       if stats[i][2] < 0.7 * w and stats[i][3] < tall * h
+                       and stats[i][4] >= 6), key=lambda c: c[1])
+
+    comps = pieces(0.65)
+    if comps:  # a rank glyph run into the suit sign under it (blur): cut at the neck
+        x, y, cw, ch = comps[0]
+        rows = mask[y:y + ch, x:x + cw].sum(1).astype(np.float32)
+        a, b = int(0.3 * ch), int(0.75 * ch)
+        if b > a:
+            neck = a + int(np.argmin(rows[a:b]))
+            if rows[neck] <= 0.25 * float(np.median(rows[rows > 0])):
+                mask[y + neck, x:x + cw] = 0
+    comps = pieces(0.45)
+    if len(comps) < 2:
+        return out
+
+    def union(cs: list[tuple[int, ...]]) -> np.ndarray:
+        return np.array([min(c[0] for c in cs), min(c[1] for c in cs),
+                         max(c[0] + c[2] for c in cs), max(c[1] + c[3] for c in cs)])
+
+    rank = union([c for c in comps if c[1] < comps[0][1] + comps[0][3]])
+    rh, rw = rank[3] - rank[1], rank[2] - rank[0]
+    below = [c for c in comps if c[1] >= rank[3] - 1 and rank[0] - 0.5 * rw
+             <= c[0] + c[2] / 2 <= rank[2] + 0.5 * rw and c[2] * c[3] >= 0.1 * rh * rw]
+    if rh < 4 or not below:
+        return out
+    first = below[0]
+    suit = union([first] + [c for c in below[1:] if c[1] < first[1] + first[3]
+                            and c[1] + c[3] <= first[1] + 1.5 * rh])
+    out[0], out[1] = rank, suit
+    return out
+
+
 def _corner_ink(chroma: np.ndarray) -> np.ndarray:
     """The ink's mean colour in a face's two index corners (rank and suit sign, in the suit's
     colour on every deck; a court card's picture, in the same colours for every suit, is left
@@ -736,8 +802,8 @@ def _local_unlike(a: np.ndarray, b: np.ndarray) -> float:
     return float((diff[inked] / (energy[inked] + 1e-9)).max()) if inked.any() else 1.0
 
 
-def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray
-                  ) -> tuple[str | None, float, str, dict]:
+def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
+                ) -> tuple[str | None, float, str, dict]:
     """The corner look: the rank glyph and suit sign in the card's two corner indices against
     those of the labels the faces could not rule out (the same rank in the other suit of its
     colour, look-alike pip layouts). The label whose indices fit best must beat each other by
@@ -789,6 +855,139 @@ def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray
         f"(corners {pc:.2f}, faces {sc.pair:.2f})", info
 
 
+def _part_fit(query: np.ndarray, learned: np.ndarray, box: np.ndarray) -> tuple:
+    """A learned corner index's part (its box, padded PART_PAD px) searched in the query's
+    index round the same place (+/-INDEX_SHIFT px): (correlation, where it fits (x, y))."""
+    h, w = learned.shape
+    x0, y0 = max(0, int(box[0]) - PART_PAD), max(0, int(box[1]) - PART_PAD)
+    x1, y1 = min(w, int(box[2]) + PART_PAD), min(h, int(box[3]) + PART_PAD)
+    sx0, sy0 = max(0, x0 - INDEX_SHIFT), max(0, y0 - INDEX_SHIFT)
+    sx1, sy1 = min(w, x1 + INDEX_SHIFT), min(h, y1 + INDEX_SHIFT)
+    res = cv2.matchTemplate(query[sy0:sy1, sx0:sx1], learned[y0:y1, x0:x1],
+                            cv2.TM_CCOEFF_NORMED)
+    _, ncc, _, (dx, dy) = cv2.minMaxLoc(res)
+    return float(ncc), (sx0 + dx, sy0 + dy)
+
+
+@dataclass
+class _Part:
+    """A card's rank glyph or suit sign read from its two corner indices."""
+
+    best: str  # the rank (or suit) whose learned glyph (sign) fits best
+    fit: float  # how well (the mean over the two corners)
+    own: float  # how well the card's one corner's fits its other corner's
+    pairs: dict  # {other rank (suit): the pair test, 1: the best's, -1: the other's}
+
+
+def _rank_suit(model: CardModel, query: np.ndarray) -> tuple[_Part, _Part] | None:
+    """The rank glyph and the suit sign of a poker card's two corner indices, each against
+    those of a few learned cards of every rank (suit): the best, how well it fits against
+    how well the card's own two corners fit each other, and the pair test against every
+    other rank (suit). None when the model has no poker card's parts."""
+    if model.index is None:
+        return None
+    parts = model.parts()
+    reps: dict[tuple[int, str], list[int]] = {}
+    seen: set[str] = set()
+    for i, lab in enumerate(model.labels):  # a label's first face: its capture, unblurred
+        if lab in seen or lab not in POKER_LABELS or parts[i, 1, 0] < 0:
+            continue
+        seen.add(lab)
+        for k in (0, 1):
+            faces = reps.setdefault((k, lab[k]), [])
+            if len(faces) < PART_REPS:
+                faces.append(i)
+    if not reps:
+        return None
+    out = []
+    for k in (0, 1):
+        fits: dict[str, tuple[float, int, tuple]] = {}
+        for (kk, v), faces in reps.items():
+            if kk != k:
+                continue
+            for i in faces:
+                f0 = _part_fit(query[0], model.index[i][0], parts[i, k])
+                f1 = _part_fit(query[1], model.index[i][0], parts[i, k])
+                fit = (f0[0] + f1[0]) / 2
+                if v not in fits or fit > fits[v][0]:
+                    fits[v] = (fit, i, f0[1])
+        best = max(fits, key=lambda v: fits[v][0])
+        fit, ib, (x, y) = fits[best]
+        box = parts[ib, k]
+        pw, ph = box[2] - box[0] + 2 * PART_PAD, box[3] - box[1] + 2 * PART_PAD
+        own_box = np.array([x + PART_PAD, y + PART_PAD, x + pw - PART_PAD, y + ph - PART_PAD])
+        own = _part_fit(query[1], query[0], own_box)[0]
+        pairs = {}
+        for v, (fv, iv, _xy) in fits.items():
+            if v != best:
+                apart = 1.0 - _part_fit(model.index[ib][0], model.index[iv][0], parts[iv, k])[0]
+                pairs[v] = (fit - fv) / (max(1e-3, apart) + PAIR_FLOOR)
+        out.append(_Part(best, fit, own, pairs))
+    return out[0], out[1]
+
+
+def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray,
+                  ink: np.ndarray | None = None) -> tuple[str | None, float, str, dict]:
+    """The corner look (`_index_look`), and for a poker card what its corners' rank glyph
+    and suit sign allow (`_rank_suit`): a label is not given when its rank or suit is ruled
+    out by them, when they are unlike every learned one (a rank or suit never learned), or
+    when they leave open a card the deck never learned (JC when only JS was learned: the
+    learned faces cannot tell a card they do not have). A court card whose corners cannot be
+    read is not named (its picture can be the same in every suit: JH was read as JD). Where
+    the whole index hesitated
+    (two labels alike but for the suit sign, or its index locally unlike the learned one),
+    a rank and a suit both read surely (PART_SURE) name the card, if the faces or the
+    whole index put it first. `ink`: the card's index corners' ink colour (`_corner_ink`):
+    a suit whose learned cards' ink is unlike it (red against black) is ruled out."""
+    label, conf, why, info = _index_look(model, sc, query)
+    if (label or sc.best) not in POKER_LABELS:
+        return label, conf, why, info
+    if info.get("own", 0.0) < INDEX_READABLE:
+        if label is not None and label[0] in COURT:  # its picture is the same in each suit
+            return None, 0.3, f"{label}? (its corner indices unreadable)", info
+        return label, conf, why, info
+    rs = _rank_suit(model, query)
+    if rs is None:
+        return label, conf, why, info
+    names = ("rank", "suit sign")
+    info["parts"] = [(p.best, round(p.fit, 3), round(p.own, 3), round(min(
+        p.pairs.values(), default=1.0), 3)) for p in rs]
+    for k, part in enumerate(rs):
+        if part.fit < part.own - PART_SLACK:
+            return None, 0.3, (f"its corners' {names[k]} is unlike every learned one "
+                               f"({part.fit:.2f}, its own {part.own:.2f})"), info
+    if ink is not None:  # a suit of another ink colour (red, black) is no rival
+        inks = model.inks()
+        suit_ink = {v: np.mean([inks[i] for i, lab in enumerate(model.labels)
+                                if lab in POKER_LABELS and lab[1] == v], 0)
+                    for v in set(rs[1].pairs) | {rs[1].best}}
+        apart = {v: float(np.abs(c - ink).sum()) for v, c in suit_ink.items()}
+        near = min(apart, key=lambda v: apart[v])
+
+        def other_colour(v: str) -> bool:  # its ink unlike the nearest suit's, and the card's
+            gap = float(np.abs(suit_ink[v] - suit_ink[near]).sum())  # nearer that suit's
+            return gap >= INK_APART and apart[v] - apart[near] > 0.5 * gap
+
+        rs[1].pairs = {v: pv for v, pv in rs[1].pairs.items() if not other_colour(v)}
+    possible = [[p.best] + [v for v, pv in p.pairs.items() if pv < INDEX_MARGIN] for p in rs]
+    learned = set(model.labels)
+    never = sorted(r + s for r in possible[0] for s in possible[1] if r + s not in learned)
+    if label is None:
+        named = rs[0].best + rs[1].best
+        sure = min(min(p.pairs.values(), default=1.0) for p in rs)
+        if (sure >= PART_SURE and not never and named in (sc.best, info.get("top"))
+                and sc.s1 >= MIN_SCORE):
+            return named, float(np.clip(0.5 + 0.5 * (sure - PART_SURE) / (1 - PART_SURE),
+                                        0.5, 1.0)), "", info
+        return label, conf, why, info
+    for k, part in enumerate(rs):
+        if label[k] not in possible[k]:
+            return None, 0.3, f"{label}? its corners' {names[k]} is {part.best}'s", info
+    if never:
+        return None, 0.3, f"{label} or {never[0]}? ({never[0]} not learned)", info
+    return label, conf, why, info
+
+
 class CardReader:
     """Reads the cards in frames with one model (the printed deck's art by default)."""
 
@@ -803,7 +1002,8 @@ class CardReader:
             sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
             if (self.model.index is not None and sc.best != BACK and sc.s1 >= MIN_SCORE):
-                label, conf, why, _info = _index_decide(self.model, sc, index_of(img, o.quad))
+                label, conf, why, _info = _index_decide(self.model, sc, index_of(img, o.quad),
+                                                        _corner_ink(chroma))
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))

@@ -342,3 +342,47 @@ def test_both_corner_indices_are_printed_and_read_alike():
             q2 = index_of(art[::-1, ::-1].copy(), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
             assert _index_fit(q2[0], q[0])[0] > 0.9, (k, label)
 
+
+
+#: cards not in POKER_SUBSET, each with a learned look-alike there: the same court picture
+#: in the other suit of its colour, the same rank in the other black suit, the same pips; and
+#: a rank never learned (8D: nearly 6D's corner)
+UNLEARNED = {"JC": "JS", "QD": "QH", "KS": "KC", "3C": "3S", "TH": "TD", "9S": "9C",
+             "8D": "6D"}
+
+
+@pytest.mark.slow
+def test_a_card_the_deck_never_learned_is_not_read_as_its_look_alike(poker_table,
+                                                                      poker_reader):
+    """A card not in the learned deck (JC when JS was learned, and clubs were) is abstained
+    on, never read as the learned card it most looks like."""
+    wrong, found = [], 0
+    for i, lab in enumerate(UNLEARNED):
+        for seed in range(3):
+            img = capture(poker_table, lab, 6100 + 10 * i + seed)
+            readings = poker_reader.read(img)
+            found += len(readings)
+            wrong += [(lab, r.label, round(r.confidence, 2)) for r in readings
+                      if r.label is not None]
+    assert found >= 3 * len(UNLEARNED) - 2
+    assert wrong == []
+
+
+def test_a_corner_index_is_cut_into_its_rank_glyph_and_suit_sign_below_it():
+    from vision.cards import index_of, index_parts
+
+    rng = np.random.default_rng(11)
+    for k in range(6):
+        style = sample_poker_style(rng, held_out=k % 2 == 1)
+        for label in ("TS", "2S", "QH", "7D", "AC"):
+            art = cv2.GaussianBlur(render_poker(label, style, 6.0), (0, 0), 1.5)
+            h, w = art.shape[:2]
+            q = index_of(art, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+            rank, suit = index_parts(q[0])
+            assert rank[0] >= 0 and suit[0] >= 0, (k, label)
+            assert suit[1] >= rank[3] - 1  # the sign under the glyph
+            # the sign about the corner pip's size, the glyph at most the index's height (a
+            # "10" is squeezed into the index's width)
+            px = 4.0  # INDEX_PX_MM
+            assert abs((suit[3] - suit[1]) / px - style.corner_pip_mm) < 1.6, (k, label, suit)
+            assert 2.5 < (rank[3] - rank[1]) / px < style.index_mm + 2.0, (k, label, rank)
