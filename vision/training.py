@@ -44,7 +44,7 @@ ALIKE = -0.05  # see alike_labels
 ALONE_NEVER = 1.01  # a margin (s1 - s2) / (1 - s2) never reaches this
 CLASS_MARGIN, CLASS_MAX = 1.0, 4.0  # the classifier's least margin, and the most a held-out
 # misreading may raise it to (beyond, the matcher's margin must exclude that misreading)
-MIN_ACCURACY = 0.5  # fewer held-out captures (or of one label) read right: refused
+MIN_ACCURACY = 0.5  # fewer of one label's held-out captures told right: refused
 LEAVE_OUT = 0.2  # at most this share of misread captures is left out to save a table
 CHECK_COPIES, CHECK_SEED = 3, 2112  # augmented copies of each held-out capture read too
 DIE_ASPECT, DIE_FILL = 0.55, 0.6  # see die_like
@@ -582,12 +582,14 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     bad = [lab for lab, share in told.items() if share < MIN_ACCURACY]
     wrong_rate = len(misread_caps) / len(results)
     # refused only when the faces cannot be told apart: two faces alike, a misreading both
-    # models agree on so confidently that no safe threshold is left, too few held-out
-    # captures read right above the thresholds, or too few of one label's told right by the
-    # matcher (read or abstained on, not mistaken for another: the learned classifier, from
-    # fewer captures in each fold, is the less sure of the two on held-out captures)
-    if (accuracy < MIN_ACCURACY or bad or twins or closest[0][2] > 0.985
-            or min_margin > MAX_MARGIN):
+    # models agree on so confidently that no safe threshold is left, or too few of one
+    # label's held-out captures told right by the matcher (read or abstained on, not
+    # mistaken for another: the learned classifier, from fewer captures in each fold, is the
+    # less sure of the two on held-out captures). Faces told apart but often abstained on
+    # (small, blurred or dim captures: thresholds raised above every held-out misreading)
+    # are not refused: the profile reads what it is sure of, and the report's abstained
+    # share and flawed captures say what to retake
+    if bad or twins or closest[0][2] > 0.985 or min_margin > MAX_MARGIN:
         # a few bad captures (the felt or a blank found for the die, a smeared face) are
         # misread confidently when held out; learnt without them, the table may stand
         keep = np.array([r[0] == r[1] or r[0] == r[4] for r in results])
