@@ -15,6 +15,7 @@ from vision.errors import VisionError
 ARTWORK = Path(__file__).resolve().parents[2] / "vision" / "artwork"
 FONT_FILE = ARTWORK / "NotoSansCJKjp-Bold-feltbank.otf"
 MM_PER_PT = 25.4 / 72
+ABSTAIN_WARN = 0.25  # held-out abstentions beyond this share: calibrate warns
 
 
 def default_die_set() -> str:
@@ -207,6 +208,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"profile written: {path}{' (active)' if args.activate else ''}")
     print(f"held-out accuracy {rep['accuracy']:.1%}, abstained {rep['abstained']:.1%}, "
           f"{rep['seconds']:.1f} s")
+    if rep["abstained"] > ABSTAIN_WARN:
+        print(f"warning: {rep['abstained']:.0%} of held-out captures were abstained on (told "
+              "apart, but not surely): at play as many dice may wait for the banker; retake "
+              "the captures named below")
     for lab, acc in rep["per_label"].items():
         print(f"  {lab:<12} {acc:6.1%}")
     if rep["confused"]:
