@@ -16,7 +16,7 @@ from controller.modes import words_of_bet
 from web.auth import banker_required
 from web.data import journal, table
 from web.i18n import N_, say, t
-from web.modes import page_for
+from web.modes import bet_words
 from web.table import bet_words_by_seq, describe, secret_args
 
 bp = Blueprint("money", __name__, url_prefix="/money")
@@ -137,7 +137,7 @@ def bet_title(bet: dict, mode: str) -> str:
     """A bet of an odds report in words: its name, or its kind with its main and chance."""
     if bet.get("name"):
         return t(bet["name"])
-    words = page_for(mode).bet_words
+    words = bet_words(mode)
     spot = words_of_bet(words, bet["id"])  # "cut:3" is spot "cut.3"
     if spot is not None:
         return say(spot)

@@ -27,7 +27,7 @@ from web.data import (
     table,
 )
 from web.i18n import ZONE_WORDS, refusal, say, t, word
-from web.modes import BET_RESULTS, CHIPS, PageInput, page_for, shared_signer
+from web.modes import BET_RESULTS, CHIPS, PageInput, bet_words, page_for, shared_signer
 
 bp = Blueprint("table", __name__)
 
@@ -52,7 +52,7 @@ def bet_words_by_seq(records) -> dict[int, Mapping]:
     out = {}
     for record in records:
         mode = next((m for seq, m in opened if seq <= record.seq), None)
-        out[record.seq] = page_for(mode).bet_words if isinstance(mode, str) else {}
+        out[record.seq] = bet_words(mode) if isinstance(mode, str) else {}
     return out
 
 
@@ -119,7 +119,7 @@ def frame_context() -> dict:
         "paused": bool(live() is not None and live().paused),
         "camera": camera_status(camera()),
         "settlement": settlement,
-        "bet_in_words": partial(bet_in_words, bet_words=mode.bet_words),
+        "bet_in_words": partial(bet_in_words, bet_words=bet_words(state.mode)),
         "moved": coins_moved(settlement),
         "ended": [mode.ended_line(ended, t) for ended in
                   map(RoundEnded.of, settlement.events if settlement else ()) if ended],

@@ -30,6 +30,7 @@ from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE
 from controller.games.rochi import (
     CUT,
+    CUTS_FIRST,
     RANK,
     RESULT_WORDS,
     SUITS,
@@ -653,4 +654,5 @@ MODE = Mode(
                   STOPPED: "the players stop and divide the pots",
                   DROPPED_OUT: "a player drops out; the pots stay"},
     receipts=("round-slip",),
+    bet_words=CUTS_FIRST,
 )

@@ -737,4 +737,5 @@ MODE = Mode(
     result_words={WIN: "won", LORD_MOON_LOSS: "Lord Moon: bets lost",
                   NO_COMBINATION: "no combination"},
     receipts=("bet-slip",),
+    bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
 )

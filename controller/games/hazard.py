@@ -293,6 +293,10 @@ class Hazard(Engine):
         return Reading((cmd,), faces=faces)
 
 
+#: Each bet in words (the page's spots, the settlement, the slips).
+BET_WORDS = {"caster-wins": N_("caster wins"), "caster-loses": N_("caster loses"),
+             "odds": N_("odds on the chance")}
+
 MODE = Mode(
     engine=Hazard(),
     equipment="pip-dice",
@@ -301,4 +305,5 @@ MODE = Mode(
     simulate_ref="controller.odds.hazard:simulate",
     page_ref="web.modes.hazard:PAGE",
     result_words={"caster-wins": "the caster wins", "caster-loses": "the caster loses"},
+    bet_words=BET_WORDS,
 )

@@ -31,7 +31,7 @@ from controller.games.observation import Reading
 from controller.games.roche_deck import ROCHE, Card
 from controller.ledger import Entry, player_account, pot_account
 from controller.modes import Mode
-from controller.settings import Setting
+from controller.settings import N_, Name, Setting, phrase
 
 Handled = tuple[State, list[Event]]
 
@@ -892,6 +892,10 @@ class Rochi(Engine):
         return Command("end-turn", {"player": p})
 
 
+#: The odds report's rows ("first-cut-kin") in words.
+CUTS_FIRST = {f"first-cut-{s.key}": phrase(N_("%(suit)s cut first"), suit=Name(s.title))[1]
+              for s in ROCHE.suits}
+
 MODE = Mode(
     engine=Rochi(),
     equipment="roche",
@@ -902,4 +906,5 @@ MODE = Mode(
     page_ref="web.modes.rochi:ROCHI_PAGE",
     result_words=RESULT_WORDS,
     receipts=("round-slip",),
+    bet_words=CUTS_FIRST,
 )

@@ -398,21 +398,27 @@ WORDED = [name for name, mode in modes().items() if mode.bet_words]
 
 
 def test_the_modes_with_bets_in_words():
-    assert {"roche", "grand-roche", "house-rugen", "street-rugen", "capital-rugen"} <= set(WORDED)
+    assert {"fortunes-winds", "hazard", "roche", "grand-roche", "house-rugen", "street-rugen",
+            "capital-rugen"} <= set(WORDED)
 
 
 @pytest.mark.parametrize("name", WORDED)
 def test_every_slip_says_the_bet_in_the_modes_words(name):
     mode = find_mode(name)
     slips = bet_slips(name)
+    if name in ("rochi", "captains-rochi"):  # words for their odds report's rows; no bets
+        assert slips == []
+        return
     assert {kind for kind, _ in slips} == {"bet-slip", "payout-slip"}
     for kind, data in slips:
         words = mode.words_of_bet(data["bet"])
         assert words is not None, f"{name}: {data['bet']} has no words"
         template, values = (words, {}) if isinstance(words, str) else words
         text = plain(render(kind, data, mode=name))
-        assert f"Bet {template % values}" in text, text
-        assert f"Bet {data['bet']}" not in text
+        said = template % values
+        assert f"Bet {said}" in text, text
+        if not said.startswith(data["bet"]):  # "standard" says "standard bet"
+            assert f"Bet {data['bet']}" not in text
 
 
 @pytest.mark.parametrize("name", WORDED)

@@ -16,13 +16,13 @@ from conftest import csrf_of
 from controller.config import schema
 from controller.games.base import Command
 from controller.games.fortunes_winds import COMBINATIONS
+from controller.games.hazard import BET_WORDS
 from controller.modes import find_mode, modes
 from controller.odds.fortunes_winds import STRATEGY_WORDS
 from controller.settings import Name
 from web.i18n import SCRIPT_WORDS, TRANSLATIONS
 from web.modes import BET_RESULTS, RESULT_WORDS, page_for
 from web.modes.fortunes_winds import FELT
-from web.modes.hazard import BET_WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 PO = TRANSLATIONS / "fr" / "LC_MESSAGES" / "messages.po"
@@ -56,8 +56,8 @@ def marked_words() -> set[str]:
     words |= set(SCRIPT_WORDS) | set(RESULT_WORDS.values()) | set(BET_WORDS.values())
     words |= {w for row in FELT for _, name, text in row for w in (name, text)}
     words |= set(BET_RESULTS.values())
-    for page in (page_for(name) for name in modes()):
-        for w in page.bet_words.values():
+    for mode in modes().values():
+        for w in mode.bet_words.values():
             words |= phrase_words(w)
     words |= {c.name for c in COMBINATIONS} | set(STRATEGY_WORDS.values())
     for setting in schema().values():  # what the settings page shows of each

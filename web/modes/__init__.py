@@ -9,7 +9,7 @@ banker confirms or enters by hand. The mode's record names it (`Mode.page_ref`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,8 +46,6 @@ class ModePage:
     holder: Callable[[PageInput], str | None] = field(default=lambda page: None)
     #: What the frame calls the holder.
     holder_word: str = "Shooter"
-    #: Bet spots in words, for the settlement.
-    bet_words: dict = field(default_factory=dict)
     #: The faces a die read as `label` may show (None: unread), for the banker's correction.
     faces_for: Callable[[str | None], list] = field(default=lambda label: [])
     #: A mark printed beside each face on the buttons (the glyphs of the mode's equipment).
@@ -104,6 +102,14 @@ def result_line(ended: RoundEnded, t: Callable[[str], str]) -> str:
 def glyphs(name: str) -> dict[str, str]:
     """The sign printed on each face of the dice `equipment/NAME.json` (empty: none)."""
     return dict(equipment.load(name).get("glyphs", {})) if name else {}
+
+
+def bet_words(mode: str | None) -> Mapping:
+    """The bets of `mode` in words (its record's `Mode.bet_words`); none for an unknown mode."""
+    try:
+        return find_mode(mode).bet_words if mode else {}
+    except IllegalCommand:
+        return {}
 
 
 def page_for(mode: str) -> ModePage:

@@ -145,5 +145,4 @@ def ended_line(ended: RoundEnded, t) -> str:
 
 PAGE = ModePage("fortunes-winds", "modes/fortunes_winds.html", context, confirmation,
                 holder=lambda page: page.state.shooter,
-                bet_words={**BET_NAMES, LORD_MOON_SPOT: "Lord Moon money"},
                 faces_for=faces_for, face_marks=KANJI, ended_line=ended_line)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from controller.games.hazard import BETS, MAINS, odds_pays
+from controller.games.hazard import BET_WORDS, BETS, MAINS, odds_pays
 from web.modes import ModePage, PageInput, manual_rows, reason
-
-BET_WORDS = {"caster-wins": "caster wins", "caster-loses": "caster loses",
-             "odds": "odds on the chance"}
 
 
 def context(page: PageInput) -> dict:
@@ -43,5 +40,4 @@ def confirmation(page: PageInput) -> dict:
 
 
 PAGE = ModePage("hazard", "modes/hazard.html", context, confirmation,
-                holder=lambda page: page.state.caster, holder_word="Caster",
-                bet_words=BET_WORDS)
+                holder=lambda page: page.state.caster, holder_word="Caster")

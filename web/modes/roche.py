@@ -90,7 +90,7 @@ JOURNAL = {
 }
 
 
-PAGE = ModePage("roche", "modes/roche.html", context, bet_words=BET_WORDS,
+PAGE = ModePage("roche", "modes/roche.html", context,
                 faces_for=faces_for, journal_words=JOURNAL)
-GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context, bet_words=BET_WORDS,
+GRAND_PAGE = ModePage("grand-roche", "modes/roche.html", context,
                       faces_for=faces_for, journal_words=JOURNAL)

@@ -9,7 +9,7 @@ from controller.errors import IllegalCommand
 from controller.games.roche_deck import ROCHE
 from controller.modes import find_mode
 from controller.odds.rochi import from_table
-from controller.settings import N_, Name, phrase
+from controller.settings import N_
 from web.modes import ModePage, PageInput, reason
 
 
@@ -201,15 +201,11 @@ JOURNAL = {
 }
 
 
-#: The odds report's rows ("first-cut-kin") in words.
-CUTS_FIRST = {f"first-cut-{s.key}": phrase(N_("%(suit)s cut first"), suit=Name(s.title))[1]
-              for s in ROCHE.suits}
-
 ROCHI_PAGE = ModePage("rochi", "modes/rochi.html", rochi_context,
                       holder=lambda page: page.state.leader, holder_word="Leader",
-                      bet_words=CUTS_FIRST, faces_for=faces_for,
+                      faces_for=faces_for,
                       journal_words=JOURNAL)
 CAPTAINS_PAGE = ModePage("captains-rochi", "modes/rochi.html", captains_context,
                          holder=lambda page: page.state.game.turn if page.state.game else None,
-                         holder_word="Turn", bet_words=CUTS_FIRST, faces_for=faces_for,
+                         holder_word="Turn", faces_for=faces_for,
                          journal_words=JOURNAL)

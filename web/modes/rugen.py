@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from controller.games.rugen import (
     BASE,
-    CAPITAL_WORDS,
     D20,
     FACE_LABELS,
     HOUSE_KINDS,
     HOUSE_NAMES,
-    HOUSE_WORDS,
     NUMBERS,
-    STREET_WORDS,
     HouseBet,
     house_unit,
     prices,
@@ -126,10 +123,10 @@ JOURNAL = {
 }
 
 
-HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context, bet_words=HOUSE_WORDS,
+HOUSE_PAGE = ModePage("house-rugen", "modes/rugen.html", house_context,
                       faces_for=faces_for, journal_words=JOURNAL)
 STREET_PAGE = ModePage("street-rugen", "modes/rugen.html", street_context,
                        holder=lambda page: page.state.shooter, holder_word="Shooter",
-                       bet_words=STREET_WORDS, faces_for=faces_for, journal_words=JOURNAL)
+                       faces_for=faces_for, journal_words=JOURNAL)
 CAPITAL_PAGE = ModePage("capital-rugen", "modes/rugen.html", capital_context,
-                        bet_words=CAPITAL_WORDS, faces_for=faces_for, journal_words=JOURNAL)
+                        faces_for=faces_for, journal_words=JOURNAL)
