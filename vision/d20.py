@@ -43,6 +43,7 @@ MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
 MIN_INK_PX = 6  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
+TALL_BEYOND = 0.9  # a face is not the top when the body reaches this far beyond it (heights)
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
 
@@ -237,12 +238,38 @@ def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area
 
 def read_d20(image: np.ndarray) -> list[ObjectReading]:
     """Every d20's top face in a BGR frame: label "1d".."4n" (None when unsure)."""
+    faces, grey0 = _faces(image)
+    # faces of one die (within one and a half sides of each other): its top face is the
+    # farthest from the picture's middle (a camera sees a die's sides facing its middle, and
+    # the nearer of them, little slanted from it, can look as equilateral as the top); a
+    # face is read only where the body does not run on beyond it as far as a top face would
+    mid = np.array([image.shape[1] / 2, image.shape[0] / 2])
+    kept: list[ObjectReading] = []
+    for rd in faces:
+        c = np.asarray(rd.center)
+        if any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
+               for o in faces if o is not rd):
+            continue
+        if rd.label is not None:
+            beyond = _top_beyond(image, rd, mid)
+            if beyond > TALL_BEYOND:
+                rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
+                                   rd.size_px, why=f"perhaps a side face: the body reaches "
+                                   f"{beyond:.2f} of its height beyond it, away from the "
+                                   "picture's middle, as the top face beyond a side face does")
+        kept.append(rd)
+    return kept
+
+
+def _faces(image: np.ndarray) -> tuple[list[ObjectReading], np.ndarray]:
+    """(every triangular face round a number, each read, one reading per face; the grey
+    frame)."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     grey0 = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # the number is read at full resolution
-    found: list[tuple[float, ObjectReading]] = []
+    found: list[ObjectReading] = []
     read: list[tuple[float, float, float]] = []  # faces read sure (full-frame px): done
     for level in range(LEVELS):
         if level:
@@ -271,7 +298,7 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                                    tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
                 if grown is None:
                     continue
-                _, _, (tri, side, ratio) = grown
+                _, _, (tri, side, _) = grown
                 c = tri.mean(0)
                 taken.append((float(c[0]), float(c[1]), side))
                 full = (tri + 0.5) * scale - 0.5
@@ -280,26 +307,69 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
                 rd.size_px = side * scale
                 if rd.label is not None:
                     read.append((rd.center[0], rd.center[1], rd.size_px))
-                # the top face: the largest and most equilateral of a die's faces
-                found.append((side * scale / ratio, rd))
+                found.append(rd)
     # one face found at two levels or in both inks: the surer reading
-    found.sort(key=lambda t: -t[1].confidence)
-    faces: list[tuple[float, ObjectReading]] = []
-    for key, rd in found:
+    found.sort(key=lambda r: -r.confidence)
+    faces: list[ObjectReading] = []
+    for rd in found:
         if all(math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
-               > 0.3 * max(rd.size_px, o.size_px) for _, o in faces):
-            faces.append((key, rd))
-    # faces of one die (within one and a half sides of each other): its top face is the
-    # farthest from the picture's middle (a camera sees a die's sides facing its middle, and
-    # the nearer of them, little slanted from it, can look as equilateral as the top)
-    mid = np.array([image.shape[1] / 2, image.shape[0] / 2])
-    kept: list[ObjectReading] = []
-    for _, rd in faces:
-        c = np.asarray(rd.center)
-        if not any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
-                   for _, o in faces if o is not rd):
-            kept.append(rd)
-    return kept
+               > 0.3 * max(rd.size_px, o.size_px) for o in faces):
+            faces.append(rd)
+    return faces, grey0
+
+
+def _top_beyond(image: np.ndarray, rd: ObjectReading, mid: np.ndarray) -> float:
+    """How far (in heights of a face's triangle) the body reaches, as one evenly lit face,
+    beyond the face's edges that face away from the picture's middle: the most of those
+    edges. A side face looks as equilateral as the top face when it is tilted towards the
+    camera by about as much as the camera looks aslant at it, and then the top face lies
+    beyond its edge away from the middle, a whole face's height; beyond a top face's edges
+    away from the middle the side faces are tilted away from the camera, squashed to at
+    most three quarters of a face's height, and past their far corner is the surround."""
+    tri = np.asarray(rd.corners, np.float32)
+    c = tri.mean(0)
+    out = c - mid
+    n_out = float(np.hypot(*out))
+    if n_out < 1e-6:
+        return 0.0
+    out /= n_out
+    reach = 0.0
+    h_img, w_img = image.shape[:2]
+    for k in range(3):
+        a, b = tri[(k + 1) % 3], tri[(k + 2) % 3]  # the edge facing corner k
+        e = b - a
+        normal = np.array([e[1], -e[0]], np.float32) / max(float(np.hypot(*e)), 1e-6)
+        if normal @ (a - tri[k]) < 0:
+            normal = -normal
+        if normal @ out < 0.3:
+            continue
+        height = float(normal @ (a - tri[k]))
+        m = (a + b) / 2
+        # a window reaching a face's height and a half beyond the edge
+        pts = np.array([a, b, a + normal * 1.5 * height, b + normal * 1.5 * height])
+        x0, y0 = np.floor(pts.min(0)).astype(int) - 2
+        x1, y1 = np.ceil(pts.max(0)).astype(int) + 3
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w_img, x1), min(h_img, y1)
+        win = image[y0:y1, x0:x1]
+        side = float(np.hypot(*e))
+        for t in (0.35, 0.5, 0.65):  # seeds along the edge, just past its rounded rim
+            seed = a + e * t + normal * 0.15 * height
+            sx, sy = int(round(seed[0])) - x0, int(round(seed[1])) - y0
+            if not (0 <= sx < win.shape[1] and 0 <= sy < win.shape[0]):
+                continue
+            tol = float(np.clip(0.2 * win[sy, sx].max() + 6, 8, 45)) * 0.6
+            mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
+            cv2.floodFill(win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
+                          4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+            ys, xs = np.nonzero(mask[1:-1, 1:-1])
+            rel = np.stack([xs + x0 - m[0], ys + y0 - m[1]], 1)
+            along = rel @ normal
+            across = np.abs(rel @ (e / side))
+                # the part of the region within the mirrored face (a wider wedge, 1.5 heights
+            # long, told no more sides apart and took more top faces for sides)
+            near = across <= 0.5 * side * (1 - np.clip(along / height, 0, 1)) + 2
+            reach = max(reach, float(along[near].max(initial=0.0)) / height)
+    return reach
 
 
 def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:
