@@ -93,6 +93,9 @@ MIGRATIONS: list[str | Migration] = [
     );
     CREATE INDEX readings_by_seq ON readings(seq);
     """,
+    # 5: commands of one kind found without reading the journal (the game opened at each
+    # command, for the journal's words: its `open` commands).
+    "CREATE INDEX commands_by_kind ON commands(kind, seq);",
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -417,9 +420,9 @@ class Journal:
         whose arguments or events hold `text` (any case), when given. Reads from the end of
         the journal and stops there: its length does not matter."""
         rows = self.db.execute(
-            "SELECT seq, id, kind, args, events, source, at FROM commands "
-            "WHERE (:kind = '' OR kind = :kind) "
-            "AND (:text = '' OR instr(lower(args || ' ' || events), :text) > 0) "
+            "SELECT seq, id, kind, args, events, source, at FROM commands WHERE "
+            + ("kind = :kind AND " if kind else "")  # then by its index (commands_by_kind)
+            + "(:text = '' OR instr(lower(args || ' ' || events), :text) > 0) "
             "ORDER BY seq DESC LIMIT :limit",
             {"kind": kind, "text": text.lower(), "limit": limit})
         return [self._record(row) for row in rows]
