@@ -30,7 +30,6 @@ from vision.dice import (
     find_blobs,
     fit_top_face,
     learn_felt,
-    outline_inset,
     rectify,
 )
 from vision.errors import BadCaptureFolder, CalibrationRefused
@@ -173,8 +172,7 @@ FIT_SLOPE = False  # a face's side may grow across the frame (a tilted camera)
 
 
 def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float],
-                      frame: tuple[int, int] | None = None,
-                      rim: float | None = None) -> Geometry:
+                      frame: tuple[int, int] | None = None) -> Geometry:
     """Face side, side-face reach, nadir and lens that best explain single-die blob extents.
 
     In ideal pixels (the lens's distortion undone) a flat die's blob spans
@@ -186,7 +184,6 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
     the top face there.
     """
     data = []
-    inset = rim or 0.0  # the die's edge lies this far inside each blob's outline
     for img, b in blobs:
         ys, xs = np.nonzero(b.mask)
         pts = np.column_stack([xs + float(b.origin[0]), ys + float(b.origin[1])])
@@ -200,8 +197,8 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
             q = lens.to_ideal(pts)
             u0, u1, v0, v1 = extents(q[:, 0], q[:, 1], th)
             t = math.radians(th)
-            for ax, e in (((math.cos(t), math.sin(t)), u1 - u0 - 2 * inset),
-                          ((-math.sin(t), math.cos(t)), v1 - v0 - 2 * inset)):
+            for ax, e in (((math.cos(t), math.sin(t)), u1 - u0),
+                          ((-math.sin(t), math.cos(t)), v1 - v0)):
                 ext.append(e)
                 pos.append(q.mean(0))
                 axes.append(ax)
@@ -261,8 +258,7 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
     _, sol, nadir = best
     return Geometry(float(sol[0]), float(max(0.0, sol[3])), (float(nadir[0]), float(nadir[1])),
                     frame, best_lens.k, None if best_lens.identity else best_lens.centre,
-                    (float(sol[1]), float(sol[2])),
-                    rim)
+                    (float(sol[1]), float(sol[2])))
 
 
 def capture_dice(captures: dict[str, list[tuple[str, np.ndarray]]],
@@ -354,11 +350,7 @@ def calibrate(
     felt, singles, missing = capture_dice(captures, empty, step)
     h, w = singles[0][2].shape[:2]
     nadir = (w / 2, h / 2)
-    # each die's edge lies a little inside its blob (a blurred rim, its shadow): measured
-    # before the face's side is, so side_px is the die's own (see vision.dice.outline_inset)
-    side0 = float(np.median([math.sqrt(b.area) for _, _, _, b in singles]))
-    rim = float(np.median([outline_inset(img, b, side0) for _, _, img, b in singles]))
-    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h), rim)
+    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h))
     k_side, nadir = geometry.k_side, geometry.nadir
     lens = geometry.lens()
     for label, name, _, b in singles:
@@ -371,7 +363,7 @@ def calibrate(
     for label, name, img, b in singles:
         theta = blob_angle(img, b.mask, b.origin)
         face = fit_top_face(b.mask, b.origin, geometry.side_px, k_side, nadir, theta, lens,
-                            geometry.side_slope, rim)
+                            geometry.side_slope)
         if face is None:
             raise BadCaptureFolder(f"{name}: could not find the die's top face")
         patches.append(rectify(img, face.grown(MARGIN), STORE))

@@ -118,31 +118,3 @@ def test_camera_fit_measures_the_lens_and_the_reach():
     assert abs(g.k_side - k) < 0.01
     assert np.hypot(*(np.array(g.nadir) - nadir)) < 80
 
-
-
-def test_the_die_edge_is_found_inside_a_blurred_blob_and_the_face_fitted_to_it():
-    # a 40 px die (ivory body, a dark sticker glyph) on green felt, blurred 1.6 px; its blob
-    # is every pixel a tenth of the way from the felt's colour to the die's: 2 px too wide on
-    # each side, as a small die's blob is when its rim is blurred
-    from vision.dice import fit_top_face, outline_inset
-
-    side, sigma = 40, 1.6
-    felt, body = np.array([40, 110, 60], np.float32), np.array([205, 220, 225], np.float32)
-    img = np.empty((160, 160, 3), np.float32)
-    img[:] = felt
-    img[60:60 + side, 50:50 + side] = body
-    cv2.rectangle(img, (62, 72), (77, 88), (30, 30, 40), -1)
-    img = cv2.GaussianBlur(img, (0, 0), sigma)
-    dist = np.linalg.norm(img - felt, axis=2) / np.linalg.norm(body - felt)
-    mask = (dist > 0.1).astype(np.uint8)
-    blob = Blob(mask, (0, 0), float(mask.sum()), False)
-    img8 = np.clip(img + 0.5, 0, 255).astype(np.uint8)
-    wide = (mask.any(0).sum() - side) / 2  # how far the blob reaches past the die's edge
-    assert wide >= 1.5
-    inset = outline_inset(img8, blob, side)
-    assert abs(inset - wide) < 0.75, (inset, wide)
-    # fitted with it, the face is the die's own (the nadir under the die: no side faces)
-    nadir = (70.0, 80.0)
-    face = fit_top_face(mask, (0, 0), side, 0.0, nadir, 0.0, inset=inset)
-    assert face is not None and abs(face.side - side) < 1.0
-    assert abs(fit_top_face(mask, (0, 0), side, 0.0, nadir, 0.0).side - side) > 2.0
