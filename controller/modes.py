@@ -153,13 +153,17 @@ class Mode:
 
     def deck_dealt(self, settings: Mapping[str, Any]) -> str:
         """The name of the deck the table deals under its `settings` (one of `decks`)."""
-        decks = self.decks or {self.equipment: self.equipment}
         chosen = settings.get(self.deck_setting) if self.deck_setting else None
-        return str(chosen) if chosen in decks else next(iter(decks))
+        return str(chosen) if chosen in self._decks else next(iter(self._decks))
 
     def deck_file(self, deck: str) -> str:
         """The equipment file of the deck named `deck` (`decks`; the mode's own: itself)."""
-        return (self.decks or {self.equipment: self.equipment}).get(deck, deck)
+        return self._decks.get(deck, deck)
+
+    @property
+    def _decks(self) -> Mapping[str, str]:
+        """`decks`, or the mode's own equipment as its one deck."""
+        return self.decks or {self.equipment: self.equipment}
 
     def words_of_bet(self, bet: str) -> Any:
         """The words of a bet named by its spot or its id, or None (`words_of_bet`)."""

@@ -3,6 +3,8 @@ settlement, the reasons of what is refused now."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from conftest import open_table
 
@@ -149,27 +151,40 @@ def test_the_money_page_marks_the_street_numbers_that_favour_the_player(page_of)
     assert "cavalry" in html and "chain-day:4" in html and "capital:3" in html
 
 
-def test_an_unsure_camera_reading_is_corrected_by_the_banker(make_app, auth, tmp_path):
-    from controller.games.observation import Observation, Seen
+@contextmanager
+def camera_table(make_app, auth, path, mode):
+    """A table of `mode` (Ann holding 100 coins) behind a LiveTable, its dashboard signed in
+    on `auth.client`: yields (table, the LiveTable), closes the journal after."""
     from controller.live import LiveTable
 
-    table = open_table(tmp_path / "cam.sqlite3", mode="grand-roche", players=("Ann",),
-                       coins=100)
+    table = open_table(path, mode=mode, players=("Ann",), coins=100)
     try:
         door = LiveTable(table)
         auth.client = make_app(table, live=door).test_client()
         auth.setup()
+        yield table, door
+    finally:
+        table.journal.close()
+
+
+def correct_reading(auth, pending, face):
+    """The banker corrects the first object of the `pending` reading to `face`."""
+    response = auth.client.post("/api/live/confirm", json={
+        "pending": pending.id, "corrections": {"0": face}},
+        headers={"X-CSRF-Token": auth.token})
+    assert response.status_code == 200, response.text
+
+
+def test_an_unsure_camera_reading_is_corrected_by_the_banker(make_app, auth, tmp_path):
+    from controller.games.observation import Observation, Seen
+
+    with camera_table(make_app, auth, tmp_path / "cam.sqlite3", "grand-roche") as (table, door):
         assert auth.command("bet", player="Ann", bet="cut:2", amount=2).status_code == 201
         pending = door.observe(Observation((Seen("KIN-6-DAY-03", 0.55, kind="card"),)))
         html = auth.client.get("/table/panel").text
         assert 'data-face="KIN-6-NIGHT-06"' in html  # its suit's cards offered first
-        response = auth.client.post("/api/live/confirm", json={
-            "pending": pending.id, "corrections": {"0": "MAGES-2-DAY-01"}},
-            headers={"X-CSRF-Token": auth.token})
-        assert response.status_code == 200, response.text
+        correct_reading(auth, pending, "MAGES-2-DAY-01")
         assert table.state.dealt == ("MAGES-2-DAY-01",) and table.state.phase == "dealing"
-    finally:
-        table.journal.close()
 
 
 ENGINES = ("controller/games/roche.py", "controller/games/roche_deck.py",
@@ -250,24 +265,14 @@ def test_the_journal_says_each_games_bets_in_that_games_words(page_of):
 
 def test_an_unsure_rugen_die_waits_for_the_banker_and_is_corrected(make_app, auth, tmp_path):
     from controller.games.observation import Observation, Seen
-    from controller.live import LiveTable
 
-    table = open_table(tmp_path / "rugen-cam.sqlite3", mode="house-rugen", players=("Ann",),
-                       coins=100)
-    try:
-        door = LiveTable(table)
-        auth.client = make_app(table, live=door).test_client()
-        auth.setup()
+    with camera_table(make_app, auth, tmp_path / "rugen-cam.sqlite3",
+                      "house-rugen") as (table, door):
         assert auth.command("bet", player="Ann", bet="center:4", amount=4).status_code == 201
         pending = door.observe(Observation((Seen("3d", 0.55, zone="rolling"),)))
         html = auth.client.get("/table/panel").text
         assert 'data-face="4n"' in html  # the die's eight faces offered
         assert table.state.chain == ()  # nothing applied before the banker's word
-        response = auth.client.post("/api/live/confirm", json={
-            "pending": pending.id, "corrections": {"0": "4n"}},
-            headers={"X-CSRF-Token": auth.token})
-        assert response.status_code == 200, response.text
+        correct_reading(auth, pending, "4n")
         assert table.state.chain == ("4n",)
         assert table.state.ledger.players()["Ann"] == 100 + 5  # Center 4 on a Night 4: 5 per 4
-    finally:
-        table.journal.close()
