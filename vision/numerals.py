@@ -227,12 +227,12 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) of ink of a numeral's size: pieces side by side joined, then
     every piece alone."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    boxes = []
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if max(w, h) > GLYPH_PX[1] * 2.2 or max(w, h) < GLYPH_PX[0] * 0.5 or area < 6:
-            continue
-        boxes.append([x, y, x + w, y + h])
+    # pieces of a numeral's size, picked out at once (a noisy frame's ink is tens of
+    # thousands of specks: one at a time took 0.7 s)
+    st = stats[1:].astype(np.int64)
+    big = np.maximum(st[:, 2], st[:, 3])
+    keep = (big <= GLYPH_PX[1] * 2.2) & (big >= GLYPH_PX[0] * 0.5) & (st[:, 4] >= 6)
+    boxes = [[int(x), int(y), int(x + w), int(y + h)] for x, y, w, h in st[keep, :4]]
     if not boxes:
         return []
     # join pieces alike in size and closer than half a numeral's height (the parts of "1/7")
@@ -284,7 +284,8 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
               reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36)
               ) -> tuple[np.ndarray, np.ndarray, tuple] | None:
-    """(hull, mask, shape(hull, ink height, ink centre)) of the face holding an ink group:
+    """(hull, mask (the closed region, cut to its box), shape(hull, ink height, ink centre))
+    of the face holding an ink group:
     the body flood-filled from beside the ink, within reach ink heights; None when no
     region of the body's colour has the shape (the range is tightened by the factors of
     `tighten` in turn while the region runs into its surround or has not the shape)."""
@@ -308,18 +309,22 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
         for tol in (tol0 * f for f in tighten):
             mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
-            cv2.floodFill(win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
-                          4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+            _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
+                win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
+                4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+            if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
+                continue  # the fill ran to the window's edge: into the surround
             m = mask[1:-1, 1:-1]
-            if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
-                continue
-            # the ink is a hole in the body: close it
-            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            # the ink is a hole in the body: close it (on the filled box and two pixels
+            # round it, as on the whole window)
+            bx0, by0 = max(0, rx - 2), max(0, ry - 2)
+            m = cv2.morphologyEx(m[by0:ry + rh + 2, bx0:rx + rw + 2], cv2.MORPH_CLOSE,
+                                 np.ones((3, 3), np.uint8))
             cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             if not cs:
                 continue
             c = max(cs, key=cv2.contourArea)
-            hull = cv2.convexHull((c.reshape(-1, 2) + [wx0, wy0]).astype(np.float32))
+            hull = cv2.convexHull((c.reshape(-1, 2) + [wx0 + bx0, wy0 + by0]).astype(np.float32))
             got = shape(hull, gh, (cx, cy))
             if got is not None:
                 return hull, m, got
