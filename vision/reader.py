@@ -173,7 +173,7 @@ class Recognizer:
                     continue
             theta = blob_angle(img, blob.mask, blob.origin)
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
-                                lens, g.side_slope)
+                                lens, g.side_slope, g.rim_px or 0.0)
             if face is not None:
                 cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
