@@ -177,7 +177,7 @@ class TopFace:
     center: tuple[float, float]
     angle_deg: float  # of the face's u axis, image coords, in [0, 90)
     side: float
-    residual: float  # blob extent unexplained by a flat die, in units of the side
+    residual: float  # blob extent unexplained by a flat die, in sides of its outline
     corners: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -564,7 +564,8 @@ def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side:
     area = float(len(xs))
     if lens is not None and not lens.identity:  # the blob's area in ideal pixels
         area *= abs(float(np.linalg.det(lens.jacobian(img_c))))
-    resid = max(resid / side, abs(area / area_expect - 1.0) * 0.5)
+    # in sides of the outline (the face and its rim): the cocked limit was set on outlines
+    resid = max(resid / whole, abs(area / area_expect - 1.0) * 0.5)
     cu = u1 - s_loc / 2 if ru > 0 else u0 + s_loc / 2
     cv = v1 - s_loc / 2 if rv > 0 else v0 + s_loc / 2
     return _face_in_image(cu * u + cv * v, u, v, s_loc, resid, lens)
@@ -712,7 +713,8 @@ def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float,
 
 
 def lean(outline: tuple[float, float, float, float], top: tuple[float, float], side: float,
-         k_side: float, nadir: tuple[float, float], theta: float) -> tuple[float, float]:
+         k_side: float, nadir: tuple[float, float], theta: float, rim: float = 0.0
+         ) -> tuple[float, float]:
     """How far a die's outline, around its top face found by appearance, is from a flat die's.
 
     Along each face axis a flat die's outline ends with its top face on the side away from
@@ -724,9 +726,12 @@ def lean(outline: tuple[float, float, float, float], top: tuple[float, float], s
     Returns (lopsided, stretch) in face sides: the larger such difference of the two axes,
     and how much more one axis's extent exceeds a flat die's than the other's (a die leaning
     towards the nadir or across it is long on one axis; a uniform growth of the outline,
-    smoothing or blur, adds to both and cancels).
+    smoothing or blur, adds to both and cancels). The outline reaches `rim` past the die's
+    edge (Geometry.rim_px), so the outline of a flat die's face is side + 2 rim wide, and
+    both are measured in its sides (the cocked and leaning limits were set on outlines).
     """
     t = math.radians(theta)
+    side = side + 2 * rim
     lopsided, excess = 0.0, []
     for (lo, hi), ax in zip((outline[:2], outline[2:]),
                             ((math.cos(t), math.sin(t)), (-math.sin(t), math.cos(t))), strict=True):
