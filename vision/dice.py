@@ -177,7 +177,7 @@ class TopFace:
     center: tuple[float, float]
     angle_deg: float  # of the face's u axis, image coords, in [0, 90)
     side: float
-    residual: float  # blob extent unexplained by a flat die, in units of the side
+    residual: float  # blob extent unexplained by a flat die, in sides of its outline
     corners: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -449,15 +449,91 @@ def extents(px: np.ndarray, py: np.ndarray, theta: float
     return float(u0 - 0.5), float(u1 + 0.5), float(v0 - 0.5), float(v1 + 0.5)
 
 
+INSET_MAX = 0.12  # of a face side: the most a die's edge is taken to lie inside its blob
+INSET_PAD = 6  # px of felt round a blob judged for the felt's colour (see outline_inset)
+INSET_FLOOR = 0.25  # of the steepest rise: a rise below this is noise, not an edge
+INSET_FAR = 0.5  # cosine: outline whose outward normal is this near the way away from the nadir
+
+
+def outline_inset(img: np.ndarray, blob: Blob, side: float,
+                  nadir: tuple[float, float] | None = None) -> float | None:
+    """How far inside the blob's outline the die's own edge lies (px), or None if unmeasured.
+
+    A blob takes in every pixel that is not quite felt: the blurred rim of the die's edge
+    (focus, a shaking camera, the smoothing before the felt test), so fitted as it is, a
+    small die's top face comes out 10-15% too large and its rectified face shows the die's
+    edge and side faces. The rim is measured where the top face itself meets the felt: on
+    the outline facing away from the nadir (`nadir` in image px; None: all round), where no
+    side face shows. There the colour's distance from the felt (median over that outline at
+    each depth) rises across the die's edge; the edge is the steepest point of the *first*
+    rise (a blurred step is steepest at the step), not of the largest: a light sticker on a
+    dark body rises more, a few px further in, and taking it shrank the face below the die's
+    (4.3 px on 50 px dice). One die's measure is noisy; calibration keeps the captures'
+    median (Geometry.rim_px).
+    """
+    p = INSET_PAD
+    m = cv2.copyMakeBorder(blob.mask, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+    x0, y0 = blob.origin[0] - p, blob.origin[1] - p
+    x1, y1 = x0 + m.shape[1], y0 + m.shape[0]
+    H, W = img.shape[:2]
+    roi = img[max(0, y0):min(H, y1), max(0, x0):min(W, x1)]
+    if roi.size == 0:
+        return None
+    roi = cv2.copyMakeBorder(roi, max(0, -y0), max(0, y1 - H), max(0, -x0), max(0, x1 - W),
+                             cv2.BORDER_REPLICATE).astype(np.float32)
+    din = cv2.distanceTransform(m, cv2.DIST_L2, 5)
+    dout = cv2.distanceTransform(1 - m, cv2.DIST_L2, 5)
+    depth = np.where(m > 0, din - 0.5, 0.5 - dout)  # 0 on the outline, > 0 inside
+    ring = (depth <= -2.5) & (depth >= 0.5 - p)
+    if ring.sum() < 20:
+        return None
+    keep = np.ones(m.shape, bool)
+    if nadir is not None:
+        ys, xs = np.nonzero(m)
+        away = np.array([xs.mean() + x0 - nadir[0], ys.mean() + y0 - nadir[1]])
+        if np.hypot(*away) > side:  # nearer, the side faces hardly show
+            away /= np.hypot(*away)
+            gy, gx = np.gradient(cv2.GaussianBlur(depth, (0, 0), 1.5))  # depth falls outwards
+            keep = -(gx * away[0] + gy * away[1]) > INSET_FAR * (np.hypot(gx, gy) + 1e-6)
+    dist = np.linalg.norm(roi - np.median(roi[ring], 0), axis=2)
+    reach = INSET_MAX * side
+    levels = np.arange(-3, int(math.ceil(reach)) + 3)  # level k: depth k to k + 1
+    bins = np.floor(depth).astype(np.int32)
+    med = np.full(len(levels), np.nan)
+    for i, lv in enumerate(levels):
+        sel = dist[keep & (bins == lv)]
+        if sel.size >= 4:
+            med[i] = np.median(sel)
+    ok = np.isfinite(med)
+    if ok.sum() < 4:
+        return None
+    med = np.interp(levels, levels[ok], med[ok])
+    d = np.diff(med)  # the rise from level i to i + 1: at depth levels[i] + 1
+    if d.max() <= 0:
+        return None
+    for i in range(len(d)):
+        if d[i] >= INSET_FLOOR * d.max() and (i + 1 == len(d) or d[i + 1] <= d[i]):
+            a = d[i - 1] if i > 0 else d[i]
+            b = d[i + 1] if i + 1 < len(d) else d[i]
+            den = a - 2 * d[i] + b
+            off = 0.5 * (a - b) / den if den < 0 else 0.0
+            at = levels[i] + 1.0 + float(np.clip(off, -0.5, 0.5))
+            return float(np.clip(at, 0.0, reach))
+    return None
+
+
 def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side: float,
                  nadir: tuple[float, float], theta: float, lens: Lens | None = None,
-                 side_slope: tuple[float, float] = (0.0, 0.0)) -> TopFace | None:
+                 side_slope: tuple[float, float] = (0.0, 0.0), inset: float = 0.0
+                 ) -> TopFace | None:
     """Fit the top-face square of one die's mask: far side of the blob from the nadir.
 
     The fit is made in ideal pixels (`lens` undoes the lens's distortion; nadir, side and
     k_side are in ideal pixels, the side growing by side_slope per pixel from the nadir),
     where a flat die's top face is a square and its side faces reach away from the nadir;
-    the square's corners are then mapped back into the image (a quad).
+    the square's corners are then mapped back into the image (a quad). inset: how far
+    inside the mask's outline the die's edge lies (see outline_inset), taken off each end
+    of its extents.
     """
     ys, xs = np.nonzero(mask)
     if len(xs) < 20:
@@ -472,6 +548,7 @@ def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side:
     u = np.array([math.cos(t), math.sin(t)])
     v = np.array([-math.sin(t), math.cos(t)])
     u0, u1, v0, v1 = extents(px, py, theta)
+    u0, u1, v0, v1 = u0 + inset, u1 - inset, v0 + inset, v1 - inset
     cx, cy = px.mean(), py.mean()
     side = side + side_slope[0] * (cx - nadir[0]) + side_slope[1] * (cy - nadir[1])
     r = np.array([cx - nadir[0], cy - nadir[1]])
@@ -482,11 +559,13 @@ def fit_top_face(mask: np.ndarray, origin: tuple[int, int], side: float, k_side:
     sv = float(np.clip(ext_v - k_side * abs(rv), 0.85 * side, 1.15 * side))
     s_loc = 0.5 * (su + sv)
     resid = max(abs(ext_u - (side + k_side * abs(ru))), abs(ext_v - (side + k_side * abs(rv))))
-    area_expect = side * side + side * k_side * (abs(ru) + abs(rv))
+    whole = side + 2 * inset  # the blob's outline reaches `inset` past the die's edge
+    area_expect = whole * whole + whole * k_side * (abs(ru) + abs(rv))
     area = float(len(xs))
     if lens is not None and not lens.identity:  # the blob's area in ideal pixels
         area *= abs(float(np.linalg.det(lens.jacobian(img_c))))
-    resid = max(resid / side, abs(area / area_expect - 1.0) * 0.5)
+    # in sides of the outline (the face and its rim): the cocked limit was set on outlines
+    resid = max(resid / whole, abs(area / area_expect - 1.0) * 0.5)
     cu = u1 - s_loc / 2 if ru > 0 else u0 + s_loc / 2
     cv = v1 - s_loc / 2 if rv > 0 else v0 + s_loc / 2
     return _face_in_image(cu * u + cv * v, u, v, s_loc, resid, lens)
@@ -634,7 +713,8 @@ def die_outline(img: np.ndarray, blob: Blob, felt: FeltModel, theta: float,
 
 
 def lean(outline: tuple[float, float, float, float], top: tuple[float, float], side: float,
-         k_side: float, nadir: tuple[float, float], theta: float) -> tuple[float, float]:
+         k_side: float, nadir: tuple[float, float], theta: float, rim: float = 0.0
+         ) -> tuple[float, float]:
     """How far a die's outline, around its top face found by appearance, is from a flat die's.
 
     Along each face axis a flat die's outline ends with its top face on the side away from
@@ -646,9 +726,12 @@ def lean(outline: tuple[float, float, float, float], top: tuple[float, float], s
     Returns (lopsided, stretch) in face sides: the larger such difference of the two axes,
     and how much more one axis's extent exceeds a flat die's than the other's (a die leaning
     towards the nadir or across it is long on one axis; a uniform growth of the outline,
-    smoothing or blur, adds to both and cancels).
+    smoothing or blur, adds to both and cancels). The outline reaches `rim` past the die's
+    edge (Geometry.rim_px), so the outline of a flat die's face is side + 2 rim wide, and
+    both are measured in its sides (the cocked and leaning limits were set on outlines).
     """
     t = math.radians(theta)
+    side = side + 2 * rim
     lopsided, excess = 0.0, []
     for (lo, hi), ax in zip((outline[:2], outline[2:]),
                             ((math.cos(t), math.sin(t)), (-math.sin(t), math.cos(t))), strict=True):

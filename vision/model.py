@@ -94,6 +94,10 @@ class Geometry:
     lens_k: float = 0.0
     lens_centre: tuple[float, float] | None = None
     side_slope: tuple[float, float] = (0.0, 0.0)
+    #: how far (image px) a die's edge lies inside its blob's outline on this table (the
+    #: captures' median of vision.dice.outline_inset): side_px leaves it out, and every
+    #: face's fit takes it off its blob's extents; None: a profile from before it was measured
+    rim_px: float | None = None
 
     def lens(self) -> Lens:
         """The lens that maps this camera's image pixels to ideal ones."""
@@ -109,7 +113,7 @@ class Geometry:
         lens = self.lens()
         p = lens.to_ideal(np.array([[x, y]]))[0]
         r = math.hypot(p[0] - self.nadir[0], p[1] - self.nadir[1])
-        s = self.side_at((p[0], p[1]))
+        s = self.side_at((p[0], p[1])) + 2 * (self.rim_px or 0.0)  # the blob's outline
         ideal = s**2 + s * self.k_side * r * 1.27
         return ideal / abs(float(np.linalg.det(lens.jacobian((x, y)))))
 

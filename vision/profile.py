@@ -68,7 +68,7 @@ def _manifest(profile: Profile, patches_sha: str, classifier_sha: str) -> dict:
                      "frame": None if g.frame is None else list(g.frame),
                      "lens_k": g.lens_k,
                      "lens_centre": None if g.lens_centre is None else list(g.lens_centre),
-                     "side_slope": list(g.side_slope)},
+                     "side_slope": list(g.side_slope), "rim_px": g.rim_px},
         "thresholds": profile.thresholds.to_json(),
         "descriptor": {"patch": PATCH, "store": STORE, "grid": GRID},
         "camera_controls": profile.camera_controls,
@@ -261,7 +261,11 @@ def load_profile(path: str | os.PathLike, die_set: str | None = None) -> Profile
                             None if frame is None else (int(frame[0]), int(frame[1])),
                             float(g.get("lens_k", 0.0)),
                             None if lens_c is None else (float(lens_c[0]), float(lens_c[1])),
-                            (float(slope[0]), float(slope[1])))
+                            (float(slope[0]), float(slope[1])),
+                            None if g.get("rim_px") is None else float(g["rim_px"]))
+        if geometry.rim_px is not None and not 0.0 <= geometry.rim_px < geometry.side_px:
+            raise ValueError(f"geometry.rim_px {geometry.rim_px!r} is not a px count under "
+                             "the face's side")
         th = m["thresholds"]
         if "min_margin" not in th or "min_score" not in th:
             raise KeyError("thresholds.min_margin and thresholds.min_score")

@@ -173,7 +173,7 @@ class Recognizer:
                     continue
             theta = blob_angle(img, blob.mask, blob.origin)
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
-                                lens, g.side_slope)
+                                lens, g.side_slope, g.rim_px or 0.0)
             if face is not None:
                 cocked = face.residual > self.profile.thresholds.cocked_residual
                 if not cocked and not blob.touches_edge:
@@ -209,7 +209,8 @@ class Recognizer:
                                    tuple(lens.to_image(np.array([g.nadir]))[0]))
         top_id = lens.to_ideal(np.array([top]))[0]
         lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
-                                 g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta)
+                                 g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta,
+                                 g.rim_px or 0.0)
         shift = float(np.hypot(top[0] - face.center[0], top[1] - face.center[1])) / face.side
         return lopsided, stretch, match, shift
 

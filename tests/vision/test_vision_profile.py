@@ -97,6 +97,26 @@ def test_thresholds_live_in_the_profile(tmp_path, seasons_profile):
             load_profile(v)
 
 
+def test_the_die_rim_is_stored_in_the_profile(tmp_path, seasons_profile):
+    """Calibration measures how far a die's edge lies inside its blob (geometry.rim_px); a
+    profile from before has none and fits faces as before; a rim that is no px count under
+    the face's side is refused."""
+    profile, _ = seasons_profile
+    rim = profile.geometry.rim_px
+    assert rim is not None and 0.0 <= rim < 0.12 * profile.geometry.side_px
+    v = save_profile(profile, tmp_path / "store")
+    m = json.loads((v / "manifest.json").read_text())
+    assert m["geometry"]["rim_px"] == rim and load_profile(v).geometry.rim_px == rim
+    del m["geometry"]["rim_px"]
+    (v / "manifest.json").write_text(json.dumps(m))
+    assert load_profile(v).geometry.rim_px is None
+    for bad in (-1.0, "wide", 1e9):
+        m["geometry"]["rim_px"] = bad
+        (v / "manifest.json").write_text(json.dumps(m))
+        with pytest.raises(BadProfile, match="corrupt profile"):
+            load_profile(v)
+
+
 def test_the_learned_classifier_is_stored_in_the_profile(tmp_path, seasons_profile):
     profile, _ = seasons_profile
     v = save_profile(profile, tmp_path / "store")

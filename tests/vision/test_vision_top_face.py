@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.dice import Blob, TopFace, rectify
+from vision.dice import Blob, TopFace, fit_top_face, outline_inset, rectify
 from vision.geometry import Lens
 from vision.training import _measure_geometry
 
@@ -115,6 +115,49 @@ def test_camera_fit_measures_the_lens_and_the_reach():
     g = _measure_geometry(blobs, (FRAME[0] / 2, FRAME[1] / 2), FRAME)
     assert abs(g.lens_k - 0.15) < 0.04
     assert abs(g.side_px - side) < 3.5  # the anti-aliased rim counts as die
+    assert g.rim_px is not None and g.rim_px < 1.0  # sharp dice: their outline is their edge
     assert abs(g.k_side - k) < 0.01
     assert np.hypot(*(np.array(g.nadir) - nadir)) < 80
 
+
+
+def _blurred_die(body, sticker, sigma, side=40, felt=(40, 110, 60), margin=0):
+    """A die (a sticker `margin` px inside its edge) on felt, blurred `sigma` px; its blob
+    is every pixel a tenth of the way from the felt's colour to the die body's."""
+    felt, body = np.array(felt, np.float32), np.array(body, np.float32)
+    img = np.empty((160, 160, 3), np.float32)
+    img[:] = felt
+    img[60:60 + side, 50:50 + side] = body
+    if margin:
+        img[60 + margin:60 + side - margin, 50 + margin:50 + side - margin] = sticker
+    cv2.rectangle(img, (62 + margin, 72 + margin), (77, 88), (30, 30, 40), -1)
+    img = cv2.GaussianBlur(img, (0, 0), sigma) if sigma else img
+    dist = np.linalg.norm(img - felt, axis=2) / np.linalg.norm(body - felt)
+    mask = (dist > 0.1).astype(np.uint8)
+    blob = Blob(mask, (0, 0), float(mask.sum()), False)
+    wide = (mask.any(0).sum() - side) / 2  # how far the blob reaches past the die's edge
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8), blob, wide
+
+
+def test_the_die_edge_is_found_inside_a_blurred_blob_and_the_face_fitted_to_it():
+    # an ivory 40 px die blurred 1.6 px: its blob is 2 px too wide on each side, as a small
+    # die's blob is when its rim is blurred
+    side = 40
+    img, blob, wide = _blurred_die((205, 220, 225), None, 1.6, side)
+    assert wide >= 1.5
+    inset = outline_inset(img, blob, side)
+    assert inset is not None and abs(inset - wide) < 0.75, (inset, wide)
+    # fitted with it, the face is the die's own (the nadir under the die: no side faces)
+    nadir = (70.0, 80.0)
+    face = fit_top_face(blob.mask, (0, 0), side, 0.0, nadir, 0.0, inset=inset)
+    assert face is not None and abs(face.side - side) < 1.0
+    assert abs(fit_top_face(blob.mask, (0, 0), side, 0.0, nadir, 0.0).side - side) > 2.0
+
+
+def test_a_light_sticker_on_a_dark_die_is_not_the_die_edge():
+    # a black die with a white sticker 4 px inside its edge: the sticker's edge rises more
+    # than the die's own; taking it made a 50 px die's face 44.9 px
+    for sigma in (0.0, 0.8, 1.4):
+        img, blob, wide = _blurred_die((35, 30, 30), (235, 240, 240), sigma, 50, margin=4)
+        inset = outline_inset(img, blob, 50, (-400.0, 80.0))  # the nadir far to the left
+        assert inset is not None and abs(inset - wide) < 0.75 and inset < 2.5, (sigma, inset)
