@@ -90,6 +90,9 @@ class _Face:
     pips: list[_Pip]
     square: bool = True  # False: an oblong region, a top face with more beside it
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
+    aspect: float = 1.0  # the region's shorter side over its longer (1: not foreshortened)
+    around: np.ndarray | None = None  # (x, y, r, centre, body) of the level's spots near it
+    image: np.ndarray | None = None  # the level's BGR picture
 
 
 def _ring_offsets(n: int = N_RING) -> np.ndarray:
@@ -654,17 +657,69 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         if grown is None:
             continue
         hull, body, (centre, side, ang, square), colour = grown
-        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour))
+        (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour,
+                           min(rw, rh) / max(rw, rh, 1e-6)))
+    spots = {light: np.array([[p.x, p.y, p.r, p.centre, p.body] for p in pips
+                              if p.light == light]).reshape(-1, 5)
+             for light in (False, True)}
     for f in faces:
         for p in pips:
             if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
                 f.pips.append(p)
+        xyr = spots[f.light]
+        f.around = xyr[np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]) < 2.5 * f.side]
+        f.image = bgr
     return faces, smooth
 
 
-def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, tuple]:
-    """(confidence, reading in image pixels, body colour) of a judged face."""
+def _in_a_pattern(f: _Face, judged: tuple) -> bool:
+    """Whether spots like the face's pips run on past the face, beyond at least three of its
+    four edges: a cloth's checks or dots, not a die (beyond a die's edges lie its side faces,
+    on two sides at most, and the table). Spots of the pips' polarity and size count when they
+    lie on the face's own grid carried on (pip spacings 2 and 3 from its middle); round a lone
+    pip, which fixes no grid, any such spot within two sides of it counts. A spot is like the
+    pips when its size and its own grey are the pips' and the colour round it is the face's
+    body's, within the tolerance the face was grown with (a die on a checked cloth: the
+    cloth's spots lie on the cloth's ground, not on the die's body)."""
+    _, _, _, centre, angle, s, fside = judged
+    xyr = f.around
+    if xyr is None or not len(xyr) or not f.pips:
+        return False
+    r = float(np.median([p.r for p in f.pips]))
+    a = math.radians(angle)
+    dx, dy = xyr[:, 0] - centre[0], xyr[:, 1] - centre[1]
+    u, v = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+    pc = float(np.median([p.centre for p in f.pips]))
+    pb = float(np.median([p.body for p in f.pips]))
+    tol = 0.25 * abs(pc - pb) + 0.02
+    alike = ((xyr[:, 2] > 0.67 * r) & (xyr[:, 2] < 1.5 * r) & (np.abs(xyr[:, 3] - pc) < tol)
+             & (np.abs(xyr[:, 4] - pb) < tol))
+    if alike.any() and f.image is not None:  # the ground round each spot: the face's body
+        k = np.nonzero(alike)[0]
+        ring = _sample(f.image, xyr[k, None, 0] + _RING[None, ::2, 0] * RING * xyr[k, None, 2],
+                       xyr[k, None, 1] + _RING[None, ::2, 1] * RING * xyr[k, None, 2])
+        ground = np.median(ring.astype(np.float32), 1)  # (k, 3)
+        body = np.array(f.colour, np.float32)
+        alike[k] = np.max(np.abs(ground - body), 1) < float(np.clip(0.2 * body.max() + 6, 8, 45))
+    if len(f.pips) == 1 or s <= 0:
+        m = np.maximum(np.abs(u), np.abs(v)) / fside
+        sel = alike & (m > 0.6) & (m < 2.0)
+    else:
+        u, v = u / s, v / s
+        m = np.maximum(np.abs(u), np.abs(v))
+        sel = (alike & (m > 1.75) & (m < 3.25) & (np.abs(u - np.round(u)) < 0.25)
+               & (np.abs(v - np.round(v)) < 0.25))
+    big_u = np.abs(u[sel]) >= np.abs(v[sel])
+    sides = set(zip(big_u.tolist(), np.sign(np.where(big_u, u[sel], v[sel])).tolist(), strict=True))
+    return len(sides) >= 3
+
+
+def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
+    """(confidence, reading in image pixels, the face) of a judged face."""
     label, conf, why, centre, angle, _, fside = judged
+    if label is not None and _in_a_pattern(f, judged):
+        label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
     scale = 2 ** f.level
     c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
     a = math.radians(angle)
@@ -673,7 +728,7 @@ def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, tuple]:
                 c[1] + half * (u * math.sin(a) + v * math.cos(a))]
                for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
     return conf, ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale,
-                               why), f.colour
+                               why), f
 
 
 def read_pips(image: np.ndarray) -> list[ObjectReading]:
@@ -718,14 +773,14 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
     # much smaller than another and within it is a part of it
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
-    colours = []
-    for _, rd, colour in found:
+    kept_faces: list[_Face] = []  # the faces of kept
+    for _, rd, face in found:
         same = next((o for o in kept if math.hypot(rd.center[0] - o.center[0],
                                                      rd.center[1] - o.center[1])
                      <= (0.4 if _alike(rd, o) else 0.6) * max(rd.size_px, o.size_px)), None)
         if same is None or (rd.label is not None and rd.size_px * PIP_OF_FACE > same.size_px):
             kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
-            colours.append(colour)
+            kept_faces.append(face)
         elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
             same.why = f"read as {same.label} and as {rd.label} at two scales"
             same.label, same.confidence = None, 0.3
@@ -735,7 +790,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         o.center[0] - rd.center[0], o.center[1] - rd.center[1]) < 0.5 * o.size_px for o in kept)
         for rd in kept]
     kept = [rd for rd, p in zip(kept, pip, strict=True) if not p]
-    colours = [c for c, p in zip(colours, pip, strict=True) if not p]
+    kept_faces = [c for c, p in zip(kept_faces, pip, strict=True) if not p]
     for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip, one
         # more than twice their size is not a die of the set (a cloth's cell with spots in it)
         near = [o.size_px for o in kept if o is not rd and o.label is not None
@@ -750,10 +805,11 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
             rd.label, rd.confidence = None, 0.3
             rd.why = "more than twice the size of the dice near it"
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
-    for rd, colour in zip(kept, colours, strict=True):
-        if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):
+    for rd, face in zip(kept, kept_faces, strict=True):
+        if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour):
             rd.label, rd.confidence = None, 0.3
             rd.why = "may be the side face of a die the frame cuts"
+    _beside_a_top_face(kept, kept_faces, side, (image.shape[1] / 2, image.shape[0] / 2))
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
@@ -789,6 +845,42 @@ def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
                     b.center[0] - centre[0], b.center[1] - centre[1]):
                 out.add(i)
     return out
+
+
+def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[int],
+                       middle: tuple[float, float]) -> None:
+    """Abstain on a read face that may be the side face of the die of a face beside it.
+
+    Two faces of one colour closer than touching dice can be (see `_side_faces`) are one
+    die's top and side faces. Below a camera that looks straight down the side face is the
+    one nearer the picture's middle, but a tilted camera shows side faces towards the point
+    below it, which may be anywhere, even outside the picture; the top face is then told by
+    being the less foreshortened of the two (a square seen nearly square). A read face is
+    kept only when both agree that it is the top face: the face beside it (read or not) is
+    nearer the middle and no squarer than it."""
+    for i, rd in enumerate(kept):
+        if rd.label is None or i in side:
+            continue
+        fa = faces[i]
+        dm = math.hypot(rd.center[0] - middle[0], rd.center[1] - middle[1])
+        depth = min(1.0, dm / (1.1 * max(middle)))
+        near = min(0.97, max(0.8, 0.55 + 0.5 * depth))
+        for j, o in enumerate(kept):
+            if j == i or j in side or not 0.5 < o.size_px / rd.size_px < 2.0:
+                continue
+            if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= near * max(
+                    rd.size_px, o.size_px):
+                continue
+            fo = faces[j]
+            a, b = np.array(fa.colour) + 1.0, np.array(fo.colour) + 1.0
+            if (np.max(np.abs(a / a.sum() - b / b.sum())) > 0.06
+                    or max(a.sum(), b.sum()) > 3 * min(a.sum(), b.sum())):
+                continue  # another thing's colour (a face's side is lit otherwise, not so much)
+            nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
+            if not nearer or fo.aspect > fa.aspect + 0.1:
+                rd.label, rd.confidence = None, 0.3
+                rd.why = "may be a side face of the die beside it (a tilted camera)"
+                break
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
