@@ -63,6 +63,9 @@ DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it, is its pip
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
+MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
+#: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
 
 
 @dataclass
@@ -511,6 +514,10 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
         squeezed = bool(cut) and all(_squeezed(p, a, axis) for p, axis in zip(
             cut, np.argmax(np.abs(rel[[i for i in range(len(face.pips)) if i not in idx]]), 1),
             strict=True))
+        # ... and more squeezed than the spots kept: a tilted camera sees the top face at a
+        # slant too, but the top face is the least foreshortened of a die's faces
+        squeezed = squeezed and min(p.elong for p in cut) >= MORE_SQUEEZED * max(
+            (face.pips[i].elong for i in idx), default=1.0)
         # a lone pip does not fix a face (a corner pip of a face partly hidden would do),
         # unless what is cut off is plainly side faces' pips
         if (not (1 if squeezed else 2) <= len(idx) <= 6
@@ -649,9 +656,13 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
     pips, smooth = _candidates(grey)
     faces: list[_Face] = []
     visited = np.zeros(grey.shape, bool)
+    reach = 0.6 * max((p.r for p in pips), default=0.0)  # a spot this near a face is on it
+    boxes: list[tuple[float, float, float, float]] = []  # the faces' bounding boxes, + reach
     for p in pips:
         pt = (p.x, p.y)
-        if any(cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r for f in faces):
+        if any(x0 <= p.x <= x1 and y0 <= p.y <= y1 and
+               cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r
+               for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True)):
             continue
         grown = _grow_face(bgr, smooth, p, visited)
         if grown is None:
@@ -660,14 +671,20 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour,
                            min(rw, rh) / max(rw, rh, 1e-6)))
+        lo, hi = hull.reshape(-1, 2).min(0) - reach, hull.reshape(-1, 2).max(0) + reach
+        boxes.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
     spots = {light: np.array([[p.x, p.y, p.r, p.centre, p.body] for p in pips
                               if p.light == light]).reshape(-1, 5)
              for light in (False, True)}
-    for f in faces:
-        for p in pips:
-            if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
-                f.pips.append(p)
+    of = {light: [p for p in pips if p.light == light] for light in (False, True)}
+    for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True):
         xyr = spots[f.light]
+        inbox = np.nonzero((xyr[:, 0] >= x0) & (xyr[:, 0] <= x1) & (xyr[:, 1] >= y0)
+                           & (xyr[:, 1] <= y1))[0]
+        for i in inbox:
+            p = of[f.light][i]
+            if cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
+                f.pips.append(p)
         f.around = xyr[np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]) < 2.5 * f.side]
         f.image = bgr
     return faces, smooth
@@ -774,11 +791,14 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     kept_faces: list[_Face] = []  # the faces of kept
+    at = np.empty((len(found), 3))  # centre and size of the kept readings
     for _, rd, face in found:
-        same = next((o for o in kept if math.hypot(rd.center[0] - o.center[0],
-                                                     rd.center[1] - o.center[1])
-                     <= (0.4 if _alike(rd, o) else 0.6) * max(rd.size_px, o.size_px)), None)
+        d = np.hypot(at[:len(kept), 0] - rd.center[0], at[:len(kept), 1] - rd.center[1])
+        size = np.maximum(at[:len(kept), 2], rd.size_px)
+        same = next((kept[i] for i in np.nonzero(d <= 0.6 * size)[0]
+                     if d[i] <= (0.4 if _alike(rd, kept[i]) else 0.6) * size[i]), None)
         if same is None or (rd.label is not None and rd.size_px * PIP_OF_FACE > same.size_px):
+            at[len(kept)] = (rd.center[0], rd.center[1], rd.size_px)
             kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
             kept_faces.append(face)
         elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
@@ -855,7 +875,9 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
     die's top and side faces. Below a camera that looks straight down the side face is the
     one nearer the picture's middle, but a tilted camera shows side faces towards the point
     below it, which may be anywhere, even outside the picture; the top face is then told by
-    being the less foreshortened of the two (a square seen nearly square). A read face is
+    being the less foreshortened of the two (a square seen nearly square). As deep as a
+    side face may be there (it is not told by the middle), the two faces' centres are closer
+    than NEAR of a die's side (touching dice stand a side apart). A read face is
     kept only when both agree that it is the top face: the face beside it (read or not) is
     nearer the middle and no squarer than it."""
     for i, rd in enumerate(kept):
@@ -863,12 +885,10 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
             continue
         fa = faces[i]
         dm = math.hypot(rd.center[0] - middle[0], rd.center[1] - middle[1])
-        depth = min(1.0, dm / (1.1 * max(middle)))
-        near = min(0.97, max(0.8, 0.55 + 0.5 * depth))
         for j, o in enumerate(kept):
             if j == i or j in side or not 0.5 < o.size_px / rd.size_px < 2.0:
                 continue
-            if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= near * max(
+            if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= NEAR * max(
                     rd.size_px, o.size_px):
                 continue
             fo = faces[j]
