@@ -21,6 +21,11 @@ pixels across):
    the top face cut out of a region that grew over a dark die's side faces (whose pips are
    squeezed: a top face's pips are round), two touching dice of one colour read half by half.
 
+5. **Not a die after all.** A face is abstained on when spots like its pips run on past it
+   (a cloth's pattern), when it is a lone pip whose body runs on to another pip like it (a
+   part of a face), or when a face of its colour beside it may be its top face (a tilted
+   camera's side faces point anywhere, not only to the picture's middle).
+
 The same face found at two pyramid levels is reported once, from the level that fits best;
 two levels that read it otherwise make it abstained on.
 """
@@ -245,6 +250,12 @@ def _shape(p: _Pip, smooth: np.ndarray) -> None:
     p.minor = 0.5 * math.atan2(2 * sxy, sxx - syy) + math.pi / 2
 
 
+def _fill_tolerance(colour: np.ndarray) -> float:
+    """How far (per channel, 0..255) a die's body may differ from its colour at a point and
+    still be one face: a fifth of its brightest channel, and a little more."""
+    return float(np.clip(0.2 * colour.max() + 6, 8, 45))
+
+
 def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
                ) -> tuple | None:
     """The face round a pip: (hull, body grey, (centre, side, angle, square), body BGR) in
@@ -265,7 +276,7 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     x1, y1 = min(w, sx + half + 1), min(h, sy + half + 1)
     win = bgr[y0:y1, x0:x1]
     seed = win[sy - y0, sx - x0].astype(np.float32)
-    tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    tol0 = _fill_tolerance(seed)
     oblong = None
     for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
         if tol < 4:
@@ -718,7 +729,7 @@ def _in_a_pattern(f: _Face, judged: tuple) -> bool:
                        xyr[k, None, 1] + _RING[None, ::2, 1] * RING * xyr[k, None, 2])
         ground = np.median(ring.astype(np.float32), 1)  # (k, 3)
         body = np.array(f.colour, np.float32)
-        alike[k] = np.max(np.abs(ground - body), 1) < float(np.clip(0.2 * body.max() + 6, 8, 45))
+        alike[k] = np.max(np.abs(ground - body), 1) < _fill_tolerance(body)
     if len(f.pips) == 1 or s <= 0:
         m = np.maximum(np.abs(u), np.abs(v)) / fside
         sel = alike & (m > 0.6) & (m < 2.0)
@@ -732,11 +743,49 @@ def _in_a_pattern(f: _Face, judged: tuple) -> bool:
     return len(sides) >= 3
 
 
+def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
+    """Whether a lone pip's face is a part of a larger face: a spot like its pip (its
+    polarity, size and grey) lies beyond the region, within 2.5 of its sides, and the body's
+    colour runs on to it, within the fill's tolerance, with no die's edge between (a rim, a
+    bevel, a side face lit otherwise). A die showing one has only its rim, its side faces and
+    the table round it; the pips of a die touching it lie past two rims."""
+    _, _, _, centre, _, _, fside = judged
+    xyr = f.around
+    if xyr is None or not len(xyr) or f.image is None or len(f.pips) != 1:
+        return False
+    p = f.pips[0]
+    tol_grey = 0.25 * abs(p.centre - p.body) + 0.02
+    d = np.hypot(xyr[:, 0] - centre[0], xyr[:, 1] - centre[1])
+    near = np.nonzero((d > 0.6 * fside) & (d < 2.5 * fside) & (xyr[:, 2] > 0.67 * p.r)
+                      & (xyr[:, 2] < 1.5 * p.r) & (np.abs(xyr[:, 3] - p.centre) < tol_grey))[0]
+    body = np.array(f.colour, np.float32)
+    tol = _fill_tolerance(body)
+    t = np.linspace(0.0, 1.0, 32)
+    for k in near:
+        x, y = xyr[k, :2]
+        line = _sample(f.image, centre[0] + t * (x - centre[0]),
+                       centre[1] + t * (y - centre[1])).astype(np.float32)
+        # the two pips at the ends of the line set aside (the samples nearer their colour
+        # than the body's, and two pixels of blurred edge): what lies between them
+        pip_like = (np.linalg.norm(line - line[0], axis=1)
+                    < np.linalg.norm(line - body, axis=1))
+        edge = int(math.ceil(2.0 * 31 / max(1.0, float(np.hypot(x - centre[0], y - centre[1])))))
+        lead = int(np.argmin(pip_like)) + edge
+        trail = len(t) - int(np.argmin(pip_like[::-1])) - edge
+        if trail - lead < 3:
+            continue
+        if np.max(np.abs(line[lead:trail] - body)) < tol:
+            return True
+    return False
+
+
 def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
     """(confidence, reading in image pixels, the face) of a judged face."""
     label, conf, why, centre, angle, _, fside = judged
     if label is not None and _in_a_pattern(f, judged):
         label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
+    if label == "1" and _a_part_of_a_face(f, judged):
+        label, conf, why = None, 0.3, "a pip like its own on its body beyond it (a part of a face)"
     scale = 2 ** f.level
     c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
     a = math.radians(angle)
@@ -892,15 +941,21 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
                     rd.size_px, o.size_px):
                 continue
             fo = faces[j]
-            a, b = np.array(fa.colour) + 1.0, np.array(fo.colour) + 1.0
-            if (np.max(np.abs(a / a.sum() - b / b.sum())) > 0.06
-                    or max(a.sum(), b.sum()) > 3 * min(a.sum(), b.sum())):
+            a, b = sum(fa.colour) + 3.0, sum(fo.colour) + 3.0
+            if not _same_hue(np.array(fa.colour), np.array(fo.colour)) or max(a, b) > 3 * min(a, b):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
+
+
+def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two BGR colours (0..255) have one hue: their shares of B, G and R within 0.06
+    (a face lit otherwise keeps them)."""
+    a, b = np.asarray(a, np.float64) + 1.0, np.asarray(b, np.float64) + 1.0
+    return bool(np.max(np.abs(a / a.sum() - b / b.sum())) <= 0.06)
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
@@ -937,10 +992,9 @@ def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
         return False
     win = np.ascontiguousarray(image[y0:y1, x0:x1])
     seed = win[py - y0, px - x0].astype(np.float32)
-    body = np.array(colour) + 1.0
-    if np.max(np.abs((seed + 1) / (seed + 1).sum() - body / body.sum())) > 0.06:
+    if not _same_hue(seed, np.array(colour, np.float32)):
         return False  # not the face's hue: another thing
-    tol = (float(np.clip(0.2 * seed.max() + 6, 8, 45)),) * 3
+    tol = (_fill_tolerance(seed),) * 3
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     cv2.floodFill(win, mask, (px - x0, py - y0), 0, tol, tol,
                   4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))

@@ -296,3 +296,28 @@ def test_a_checked_cloths_cells_are_not_dice():
     res = KindResult("test")
     score(res, scene.dice, read_pips(scene.image), scene.hard, seed)
     assert res.confident_errors == 0, res.errors
+
+
+@pytest.mark.parametrize("rim", [False, True])
+def test_a_lone_pip_with_its_bodys_colour_running_on_to_another_pip_is_a_part_of_a_face(rim):
+    # a region grown round one pip of a green five whose own face was not found: the body
+    # runs on to the next pip, so it is a part of a face; past a die's rim (touching dice)
+    # the pip beside it is another die's, and the lone pip may be a die showing one
+    from vision.pips import _a_part_of_a_face, _Face, _Pip
+
+    img = np.full((200, 200, 3), (94, 153, 102), np.uint8)
+    pips = [(100 + 26 * i, 100 + 26 * j) for i, j in LAYOUTS[5]]
+    for x, y in pips:
+        cv2.circle(img, (x, y), 8, (226, 228, 227), -1, cv2.LINE_AA)
+    if rim:  # a dark rim between the corner pip and the middle one
+        cv2.line(img, (100, 60), (140, 100), (40, 60, 45), 4)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255
+    spots = [_Pip(float(x), float(y), 8.0, True, float(grey[y, x]), float(grey[y, x + 13]), 1.0)
+             for x, y in pips]
+    corner = spots[1]  # (126, 74): the face grown round it is 24 px across
+    face = _Face(0, (126.0, 74.0), 24.0, 0.0, np.zeros((4, 1, 2), np.float32),
+                 corner.body, True, [corner], colour=(94.0, 153.0, 102.0),
+                 around=np.array([[p.x, p.y, p.r, p.centre, p.body] for p in spots]), image=img)
+    judged = ("1", 0.9, "", (126.0, 74.0), 0.0, 6.0, 24.0)
+    assert _a_part_of_a_face(face, judged) is (not rim)
