@@ -21,6 +21,11 @@ pixels across):
    the top face cut out of a region that grew over a dark die's side faces (whose pips are
    squeezed: a top face's pips are round), two touching dice of one colour read half by half.
 
+5. **Not a die after all.** A face is abstained on when spots like its pips run on past it
+   (a cloth's pattern), when it is a lone pip whose body runs on to another pip like it (a
+   part of a face), or when a face of its colour beside it may be its top face (a tilted
+   camera's side faces point anywhere, not only to the picture's middle).
+
 The same face found at two pyramid levels is reported once, from the level that fits best;
 two levels that read it otherwise make it abstained on.
 """
@@ -63,6 +68,9 @@ DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it, is its pip
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
+MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
+#: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
 
 
 @dataclass
@@ -90,6 +98,9 @@ class _Face:
     pips: list[_Pip]
     square: bool = True  # False: an oblong region, a top face with more beside it
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
+    aspect: float = 1.0  # the region's shorter side over its longer (1: not foreshortened)
+    around: np.ndarray | None = None  # (x, y, r, centre, body) of the level's spots near it
+    image: np.ndarray | None = None  # the level's BGR picture
 
 
 def _ring_offsets(n: int = N_RING) -> np.ndarray:
@@ -239,6 +250,12 @@ def _shape(p: _Pip, smooth: np.ndarray) -> None:
     p.minor = 0.5 * math.atan2(2 * sxy, sxx - syy) + math.pi / 2
 
 
+def _fill_tolerance(colour: np.ndarray) -> float:
+    """How far (per channel, 0..255) a die's body may differ from its colour at a point and
+    still be one face: a fifth of its brightest channel, and a little more."""
+    return float(np.clip(0.2 * colour.max() + 6, 8, 45))
+
+
 def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
                ) -> tuple | None:
     """The face round a pip: (hull, body grey, (centre, side, angle, square), body BGR) in
@@ -259,7 +276,7 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     x1, y1 = min(w, sx + half + 1), min(h, sy + half + 1)
     win = bgr[y0:y1, x0:x1]
     seed = win[sy - y0, sx - x0].astype(np.float32)
-    tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+    tol0 = _fill_tolerance(seed)
     oblong = None
     for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
         if tol < 4:
@@ -508,6 +525,10 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
         squeezed = bool(cut) and all(_squeezed(p, a, axis) for p, axis in zip(
             cut, np.argmax(np.abs(rel[[i for i in range(len(face.pips)) if i not in idx]]), 1),
             strict=True))
+        # ... and more squeezed than the spots kept: a tilted camera sees the top face at a
+        # slant too, but the top face is the least foreshortened of a die's faces
+        squeezed = squeezed and min(p.elong for p in cut) >= MORE_SQUEEZED * max(
+            (face.pips[i].elong for i in idx), default=1.0)
         # a lone pip does not fix a face (a corner pip of a face partly hidden would do),
         # unless what is cut off is plainly side faces' pips
         if (not (1 if squeezed else 2) <= len(idx) <= 6
@@ -646,25 +667,125 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
     pips, smooth = _candidates(grey)
     faces: list[_Face] = []
     visited = np.zeros(grey.shape, bool)
+    reach = 0.6 * max((p.r for p in pips), default=0.0)  # a spot this near a face is on it
+    boxes: list[tuple[float, float, float, float]] = []  # the faces' bounding boxes, + reach
     for p in pips:
         pt = (p.x, p.y)
-        if any(cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r for f in faces):
+        if any(x0 <= p.x <= x1 and y0 <= p.y <= y1 and
+               cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r
+               for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True)):
             continue
         grown = _grow_face(bgr, smooth, p, visited)
         if grown is None:
             continue
         hull, body, (centre, side, ang, square), colour = grown
-        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour))
-    for f in faces:
-        for p in pips:
-            if p.light == f.light and cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
+        (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+        faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour,
+                           min(rw, rh) / max(rw, rh, 1e-6)))
+        lo, hi = hull.reshape(-1, 2).min(0) - reach, hull.reshape(-1, 2).max(0) + reach
+        boxes.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+    spots = {light: np.array([[p.x, p.y, p.r, p.centre, p.body] for p in pips
+                              if p.light == light]).reshape(-1, 5)
+             for light in (False, True)}
+    of = {light: [p for p in pips if p.light == light] for light in (False, True)}
+    for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True):
+        xyr = spots[f.light]
+        inbox = np.nonzero((xyr[:, 0] >= x0) & (xyr[:, 0] <= x1) & (xyr[:, 1] >= y0)
+                           & (xyr[:, 1] <= y1))[0]
+        for i in inbox:
+            p = of[f.light][i]
+            if cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
                 f.pips.append(p)
+        f.around = xyr[np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]) < 2.5 * f.side]
+        f.image = bgr
     return faces, smooth
 
 
-def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, tuple]:
-    """(confidence, reading in image pixels, body colour) of a judged face."""
+def _in_a_pattern(f: _Face, judged: tuple) -> bool:
+    """Whether spots like the face's pips run on past the face, beyond at least three of its
+    four edges: a cloth's checks or dots, not a die (beyond a die's edges lie its side faces,
+    on two sides at most, and the table). Spots of the pips' polarity and size count when they
+    lie on the face's own grid carried on (pip spacings 2 and 3 from its middle); round a lone
+    pip, which fixes no grid, any such spot within two sides of it counts. A spot is like the
+    pips when its size and its own grey are the pips' and the colour round it is the face's
+    body's, within the tolerance the face was grown with (a die on a checked cloth: the
+    cloth's spots lie on the cloth's ground, not on the die's body)."""
+    _, _, _, centre, angle, s, fside = judged
+    xyr = f.around
+    if xyr is None or not len(xyr) or not f.pips:
+        return False
+    r = float(np.median([p.r for p in f.pips]))
+    a = math.radians(angle)
+    dx, dy = xyr[:, 0] - centre[0], xyr[:, 1] - centre[1]
+    u, v = dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+    pc = float(np.median([p.centre for p in f.pips]))
+    pb = float(np.median([p.body for p in f.pips]))
+    tol = 0.25 * abs(pc - pb) + 0.02
+    alike = ((xyr[:, 2] > 0.67 * r) & (xyr[:, 2] < 1.5 * r) & (np.abs(xyr[:, 3] - pc) < tol)
+             & (np.abs(xyr[:, 4] - pb) < tol))
+    if alike.any() and f.image is not None:  # the ground round each spot: the face's body
+        k = np.nonzero(alike)[0]
+        ring = _sample(f.image, xyr[k, None, 0] + _RING[None, ::2, 0] * RING * xyr[k, None, 2],
+                       xyr[k, None, 1] + _RING[None, ::2, 1] * RING * xyr[k, None, 2])
+        ground = np.median(ring.astype(np.float32), 1)  # (k, 3)
+        body = np.array(f.colour, np.float32)
+        alike[k] = np.max(np.abs(ground - body), 1) < _fill_tolerance(body)
+    if len(f.pips) == 1 or s <= 0:
+        m = np.maximum(np.abs(u), np.abs(v)) / fside
+        sel = alike & (m > 0.6) & (m < 2.0)
+    else:
+        u, v = u / s, v / s
+        m = np.maximum(np.abs(u), np.abs(v))
+        sel = (alike & (m > 1.75) & (m < 3.25) & (np.abs(u - np.round(u)) < 0.25)
+               & (np.abs(v - np.round(v)) < 0.25))
+    big_u = np.abs(u[sel]) >= np.abs(v[sel])
+    sides = set(zip(big_u.tolist(), np.sign(np.where(big_u, u[sel], v[sel])).tolist(), strict=True))
+    return len(sides) >= 3
+
+
+def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
+    """Whether a lone pip's face is a part of a larger face: a spot like its pip (its
+    polarity, size and grey) lies beyond the region, within 2.5 of its sides, and the body's
+    colour runs on to it, within the fill's tolerance, with no die's edge between (a rim, a
+    bevel, a side face lit otherwise). A die showing one has only its rim, its side faces and
+    the table round it; the pips of a die touching it lie past two rims."""
+    _, _, _, centre, _, _, fside = judged
+    xyr = f.around
+    if xyr is None or not len(xyr) or f.image is None or len(f.pips) != 1:
+        return False
+    p = f.pips[0]
+    tol_grey = 0.25 * abs(p.centre - p.body) + 0.02
+    d = np.hypot(xyr[:, 0] - centre[0], xyr[:, 1] - centre[1])
+    near = np.nonzero((d > 0.6 * fside) & (d < 2.5 * fside) & (xyr[:, 2] > 0.67 * p.r)
+                      & (xyr[:, 2] < 1.5 * p.r) & (np.abs(xyr[:, 3] - p.centre) < tol_grey))[0]
+    body = np.array(f.colour, np.float32)
+    tol = _fill_tolerance(body)
+    t = np.linspace(0.0, 1.0, 32)
+    for k in near:
+        x, y = xyr[k, :2]
+        line = _sample(f.image, centre[0] + t * (x - centre[0]),
+                       centre[1] + t * (y - centre[1])).astype(np.float32)
+        # the two pips at the ends of the line set aside (the samples nearer their colour
+        # than the body's, and two pixels of blurred edge): what lies between them
+        pip_like = (np.linalg.norm(line - line[0], axis=1)
+                    < np.linalg.norm(line - body, axis=1))
+        edge = int(math.ceil(2.0 * 31 / max(1.0, float(np.hypot(x - centre[0], y - centre[1])))))
+        lead = int(np.argmin(pip_like)) + edge
+        trail = len(t) - int(np.argmin(pip_like[::-1])) - edge
+        if trail - lead < 3:
+            continue
+        if np.max(np.abs(line[lead:trail] - body)) < tol:
+            return True
+    return False
+
+
+def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
+    """(confidence, reading in image pixels, the face) of a judged face."""
     label, conf, why, centre, angle, _, fside = judged
+    if label is not None and _in_a_pattern(f, judged):
+        label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
+    if label == "1" and _a_part_of_a_face(f, judged):
+        label, conf, why = None, 0.3, "a pip like its own on its body beyond it (a part of a face)"
     scale = 2 ** f.level
     c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
     a = math.radians(angle)
@@ -673,7 +794,7 @@ def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, tuple]:
                 c[1] + half * (u * math.sin(a) + v * math.cos(a))]
                for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
     return conf, ObjectReading("pips", label, conf, c, corners, angle, fside / 0.88 * scale,
-                               why), f.colour
+                               why), f
 
 
 def read_pips(image: np.ndarray) -> list[ObjectReading]:
@@ -718,14 +839,17 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
     # much smaller than another and within it is a part of it
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
-    colours = []
-    for _, rd, colour in found:
-        same = next((o for o in kept if math.hypot(rd.center[0] - o.center[0],
-                                                     rd.center[1] - o.center[1])
-                     <= (0.4 if _alike(rd, o) else 0.6) * max(rd.size_px, o.size_px)), None)
+    kept_faces: list[_Face] = []  # the faces of kept
+    at = np.empty((len(found), 3))  # centre and size of the kept readings
+    for _, rd, face in found:
+        d = np.hypot(at[:len(kept), 0] - rd.center[0], at[:len(kept), 1] - rd.center[1])
+        size = np.maximum(at[:len(kept), 2], rd.size_px)
+        same = next((kept[i] for i in np.nonzero(d <= 0.6 * size)[0]
+                     if d[i] <= (0.4 if _alike(rd, kept[i]) else 0.6) * size[i]), None)
         if same is None or (rd.label is not None and rd.size_px * PIP_OF_FACE > same.size_px):
+            at[len(kept)] = (rd.center[0], rd.center[1], rd.size_px)
             kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
-            colours.append(colour)
+            kept_faces.append(face)
         elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
             same.why = f"read as {same.label} and as {rd.label} at two scales"
             same.label, same.confidence = None, 0.3
@@ -735,7 +859,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         o.center[0] - rd.center[0], o.center[1] - rd.center[1]) < 0.5 * o.size_px for o in kept)
         for rd in kept]
     kept = [rd for rd, p in zip(kept, pip, strict=True) if not p]
-    colours = [c for c, p in zip(colours, pip, strict=True) if not p]
+    kept_faces = [c for c, p in zip(kept_faces, pip, strict=True) if not p]
     for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip, one
         # more than twice their size is not a die of the set (a cloth's cell with spots in it)
         near = [o.size_px for o in kept if o is not rd and o.label is not None
@@ -750,10 +874,11 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
             rd.label, rd.confidence = None, 0.3
             rd.why = "more than twice the size of the dice near it"
     side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
-    for rd, colour in zip(kept, colours, strict=True):
-        if rd.label is not None and _top_face_cut_by_frame(image, rd, colour):
+    for rd, face in zip(kept, kept_faces, strict=True):
+        if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour):
             rd.label, rd.confidence = None, 0.3
             rd.why = "may be the side face of a die the frame cuts"
+    _beside_a_top_face(kept, kept_faces, side, (image.shape[1] / 2, image.shape[0] / 2))
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
@@ -791,6 +916,48 @@ def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
     return out
 
 
+def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[int],
+                       middle: tuple[float, float]) -> None:
+    """Abstain on a read face that may be the side face of the die of a face beside it.
+
+    Two faces of one colour closer than touching dice can be (see `_side_faces`) are one
+    die's top and side faces. Below a camera that looks straight down the side face is the
+    one nearer the picture's middle, but a tilted camera shows side faces towards the point
+    below it, which may be anywhere, even outside the picture; the top face is then told by
+    being the less foreshortened of the two (a square seen nearly square). As deep as a
+    side face may be there (it is not told by the middle), the two faces' centres are closer
+    than NEAR of a die's side (touching dice stand a side apart). A read face is
+    kept only when both agree that it is the top face: the face beside it (read or not) is
+    nearer the middle and no squarer than it."""
+    for i, rd in enumerate(kept):
+        if rd.label is None or i in side:
+            continue
+        fa = faces[i]
+        dm = math.hypot(rd.center[0] - middle[0], rd.center[1] - middle[1])
+        for j, o in enumerate(kept):
+            if j == i or j in side or not 0.5 < o.size_px / rd.size_px < 2.0:
+                continue
+            if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= NEAR * max(
+                    rd.size_px, o.size_px):
+                continue
+            fo = faces[j]
+            a, b = sum(fa.colour) + 3.0, sum(fo.colour) + 3.0
+            if not _same_hue(np.array(fa.colour), np.array(fo.colour)) or max(a, b) > 3 * min(a, b):
+                continue  # another thing's colour (a face's side is lit otherwise, not so much)
+            nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
+            if not nearer or fo.aspect > fa.aspect + 0.1:
+                rd.label, rd.confidence = None, 0.3
+                rd.why = "may be a side face of the die beside it (a tilted camera)"
+                break
+
+
+def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two BGR colours (0..255) have one hue: their shares of B, G and R within 0.06
+    (a face lit otherwise keeps them)."""
+    a, b = np.asarray(a, np.float64) + 1.0, np.asarray(b, np.float64) + 1.0
+    return bool(np.max(np.abs(a / a.sum() - b / b.sum())) <= 0.06)
+
+
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
                            colour: tuple[float, float, float]) -> bool:
     """Whether a face may be the side face of a die whose top face the frame cuts.
@@ -825,10 +992,9 @@ def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
         return False
     win = np.ascontiguousarray(image[y0:y1, x0:x1])
     seed = win[py - y0, px - x0].astype(np.float32)
-    body = np.array(colour) + 1.0
-    if np.max(np.abs((seed + 1) / (seed + 1).sum() - body / body.sum())) > 0.06:
+    if not _same_hue(seed, np.array(colour, np.float32)):
         return False  # not the face's hue: another thing
-    tol = (float(np.clip(0.2 * seed.max() + 6, 8, 45)),) * 3
+    tol = (_fill_tolerance(seed),) * 3
     mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
     cv2.floodFill(win, mask, (px - x0, py - y0), 0, tol, tol,
                   4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
