@@ -59,12 +59,14 @@ MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label
 #                       500 dice of the widened scenes outside the bench's seeds every
 #                       misread was under 0.67 (a side face 0.64, a "1/7" as 5 0.53), 1.6%
 #                       of right readings were (abstained on)
-#: fonts the templates are drawn in: OpenCV's Hershey fonts (with stroke weights) and
-#: TrueType faces (`vision.scenes_numerals.outline_faces`: a sans, a bold sans, a serif)
+#: fonts the templates are drawn in (OpenCV's Hershey fonts, with stroke weights; the d20's
+#: characters too)
 TEMPLATE_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
                   (cv2.FONT_HERSHEY_COMPLEX, 0.1), (cv2.FONT_HERSHEY_TRIPLEX, 0.14),
-                  (cv2.FONT_HERSHEY_SIMPLEX, 0.18), (cv2.FONT_HERSHEY_DUPLEX, 0.08),
-                  ("noto_sans", 0.0), ("dejavusans", 0.0), ("dejavusans_bold", 0.0),
+                  (cv2.FONT_HERSHEY_SIMPLEX, 0.18), (cv2.FONT_HERSHEY_DUPLEX, 0.08))
+#: and the TrueType faces the numerals' templates are drawn in besides
+#: (`vision.scenes_numerals.outline_faces`, digits and "/" only: a sans, a bold sans, a serif)
+TEMPLATE_FACES = (("noto_sans", 0.0), ("dejavusans", 0.0), ("dejavusans_bold", 0.0),
                   ("liberationserif_regular", 0.0))
 TURNS = (-6.0, 0.0, 6.0)  # degrees: the print a little turned on its face
 SLANTS = (-0.1, 0.0, 0.15, 0.3)  # shear of the templates (italic fonts lean right)
@@ -195,7 +197,7 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
 
     vecs, labs = [], []
     for li, lab in enumerate(LABELS):
-        for font, weight in TEMPLATE_FONTS:
+        for font, weight in TEMPLATE_FONTS + TEMPLATE_FACES:
             mask = render_text(lab, font, 40 * (0.62 if lab == "1/7" else 1), weight)
             h, w = mask.shape
             pad = np.pad(mask, max(h, w))
