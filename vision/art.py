@@ -41,11 +41,12 @@ def _glyph_data() -> dict:
 
 
 def _draw_outline_text(
-    canvas: np.ndarray, text: str, font: str, center: tuple[float, float], height: float,
+    canvas: np.ndarray, text: str, font: str | dict, center: tuple[float, float], height: float,
     colour: tuple[int, int, int], max_width: float,
 ) -> None:
-    """Draw text from glyph outlines so its em box is `height` px, centred at `center`."""
-    data = _glyph_data()[font]
+    """Draw text from glyph outlines so its em box is `height` px, centred at `center`; font:
+    a style of glyphs.json, or a face's outlines in its shape (artwork/numeral_glyphs.json)."""
+    data = font if isinstance(font, dict) else _glyph_data()[font]
     upm = data["units_per_em"]
     glyphs = data["glyphs"]
     width_units = sum(glyphs[ch]["advance"] for ch in text if ch in glyphs)

@@ -15,8 +15,9 @@ and "2".."6". Nothing here knows the surface or the die's size. Steps, on an ima
    quarter turns with the numerals drawn in several fonts (normalised correlation of the
    blurred ink, scaled to its longer side); the best label must beat every other label by a
    margin, else the face is abstained on.
-4. **The colour.** The body's chromaticity (B, G, R over their sum: free of brightness) is
-   nearest one die's: from a calibration of the set's own dice (`NumeralProfile`), else the
+4. **The colour.** The body's chromaticity (B, G, R over their sum: free of brightness),
+   less the grey floor of its darkest print (free of a highlight or glare), is nearest one
+   die's: from a calibration of the set's own dice (`NumeralProfile`), else the
    colours of `equipment/namaste.json`.
 """
 
@@ -40,19 +41,33 @@ MIN_SIDE = 60
 GLYPH_PX = (8, 40)  # a numeral's height at the level it is read at
 HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
+INK_DEPTH = 0.3  # and least share of its surround's brightness: a print is much darker than
+#                 its body, a cloth's weave or a wood's grain only a little
 MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
 OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
 PIECE_SHARE = 0.45  # least size of a numeral's piece over its largest piece's
 REACH = 2.1  # the face is looked for within this many print heights of it (a print 0.35 of
 #             its face, the face turned 45 degrees)
+STROKE_MAX = 0.55  # thickest stroke over the print's size: a numeral is strokes (the boldest
+#                  faces, drawn bolder, measure under 0.45); a solid blob (a cloth's
+#                  crossing, a print blurred into its counters) is no numeral
 READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
 MIN_MARGIN = 0.035  # by which the best label beats every other (0.02 made no error on dev)
-#: fonts the templates are drawn in (OpenCV's Hershey fonts, with stroke weights)
+MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
+#                       500 dice of the widened scenes outside the bench's seeds every
+#                       misread was under 0.67 (a side face 0.64, a "1/7" as 5 0.53), 1.6%
+#                       of right readings were (abstained on)
+#: fonts the templates are drawn in (OpenCV's Hershey fonts, with stroke weights; the d20's
+#: characters too)
 TEMPLATE_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
                   (cv2.FONT_HERSHEY_COMPLEX, 0.1), (cv2.FONT_HERSHEY_TRIPLEX, 0.14),
                   (cv2.FONT_HERSHEY_SIMPLEX, 0.18), (cv2.FONT_HERSHEY_DUPLEX, 0.08))
+#: and the TrueType faces the numerals' templates are drawn in besides
+#: (`vision.scenes_numerals.outline_faces`, digits and "/" only: a sans, a bold sans, a serif)
+TEMPLATE_FACES = (("noto_sans", 0.0), ("dejavusans", 0.0), ("dejavusans_bold", 0.0),
+                  ("liberationserif_regular", 0.0))
 TURNS = (-6.0, 0.0, 6.0)  # degrees: the print a little turned on its face
 SLANTS = (-0.1, 0.0, 0.15, 0.3)  # shear of the templates (italic fonts lean right)
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "namaste.json"
@@ -66,6 +81,7 @@ class NumeralReading(ObjectReading):
     colour_confidence: float = 0.0
     body_chroma: tuple[float, float, float] | None = None  # what the colour was told by
     body_grey: float = 0.0  # the body's brightness (0..255)
+    raw_chroma: tuple[float, float, float] | None = None  # the body's as seen (`chroma`)
 
     def to_json(self) -> dict:
         """`recognize --json`'s object, with the die's "colour"."""
@@ -108,11 +124,21 @@ def chroma(bgr: np.ndarray | tuple) -> np.ndarray:
     return c / max(float(c.sum()), 1e-6)
 
 
+def body_colour(body_bgr: np.ndarray | tuple, ink_bgr: np.ndarray | tuple) -> np.ndarray:
+    """The chromaticity a die is told by: its body's less the grey floor of its ink (the
+    ink's least channel). A glossy highlight, glare or haze adds light alike to the body
+    and to the dark print, so it is taken out; a tinted light still tints (a profile of
+    the table's own dice learns that)."""
+    floor = float(np.min(ink_bgr))
+    return chroma(np.maximum(np.asarray(body_bgr, np.float64) - floor, 1.0))
+
+
 @cache
 def default_profile() -> NumeralProfile:
     """The set's colours as equipment/namaste.json gives them."""
     data = json.loads(EQUIPMENT.read_text())
-    return NumeralProfile({d["colour"]: tuple(float(x) for x in chroma(d["body_bgr"]))
+    return NumeralProfile({d["colour"]: tuple(float(x) for x in body_colour(d["body_bgr"],
+                                                                              d["ink_bgr"]))
                            for d in data["dice"]})
 
 
@@ -171,7 +197,7 @@ def _templates() -> tuple[np.ndarray, np.ndarray]:
 
     vecs, labs = [], []
     for li, lab in enumerate(LABELS):
-        for font, weight in TEMPLATE_FONTS:
+        for font, weight in TEMPLATE_FONTS + TEMPLATE_FACES:
             mask = render_text(lab, font, 40 * (0.62 if lab == "1/7" else 1), weight)
             h, w = mask.shape
             pad = np.pad(mask, max(h, w))
@@ -226,23 +252,19 @@ def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) of ink of a numeral's size: pieces side by side joined, then
     every piece alone."""
-    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    # pieces of a numeral's size, picked out at once (a noisy frame's ink is tens of
-    # thousands of specks: one at a time took 0.7 s)
-    st = stats[1:].astype(np.int64)
-    big = np.maximum(st[:, 2], st[:, 3])
-    keep = (big <= GLYPH_PX[1] * 2.2) & (big >= GLYPH_PX[0] * 0.5) & (st[:, 4] >= 6)
-    boxes = [[int(x), int(y), int(x + w), int(y + h)] for x, y, w, h in st[keep, :4]]
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    x, y, w, h, area = stats[1:].T
+    big = np.maximum(w, h)
+    keep = (big <= GLYPH_PX[1] * 2.2) & (big >= GLYPH_PX[0] * 0.5) & (area >= 6)
+    boxes = np.stack([x, y, x + w, y + h], 1)[keep].tolist()
     if not boxes:
         return []
-    # join pieces alike in size and closer than half a numeral's height (the parts of "1/7")
+    # join pieces alike in size and closer than half a numeral's height (the parts of "1/7"):
+    # swept in order of their left edges (a textured cloth makes thousands of pieces)
     bx = np.array(boxes, np.float64)
     size = np.maximum(bx[:, 2] - bx[:, 0], bx[:, 3] - bx[:, 1])
-    gap = 0.45 * np.maximum(size[:, None], size[None, :])
-    near = ((bx[:, None, 0] - gap <= bx[None, :, 2]) & (bx[None, :, 0] - gap <= bx[:, None, 2])
-            & (bx[:, None, 1] - gap <= bx[None, :, 3]) & (bx[None, :, 1] - gap <= bx[:, None, 3]))
-    ratio = size[:, None] / np.maximum(size[None, :], 1)
-    near &= (ratio > 0.4) & (ratio < 2.5)
+    order = np.argsort(bx[:, 0], kind="stable")
+    sb, ss = bx[order], size[order]
     parent = list(range(len(boxes)))
 
     def find(i: int) -> int:
@@ -251,8 +273,18 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             i = parent[i]
         return i
 
-    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
-        parent[find(int(i))] = find(int(j))
+    for a in range(len(sb)):
+        # a partner at most 2.5 times as large, so within 0.45 * 2.5 of its size to the right
+        end = int(np.searchsorted(sb[:, 0], sb[a, 2] + 1.125 * ss[a], side="right"))
+        if end <= a + 1:
+            continue
+        js = np.arange(a + 1, end)
+        gap = 0.45 * np.maximum(ss[a], ss[js])
+        ratio = ss[a] / np.maximum(ss[js], 1)
+        near = ((sb[js, 0] - gap <= sb[a, 2]) & (sb[a, 1] - gap <= sb[js, 3])
+                & (sb[js, 1] - gap <= sb[a, 3]) & (ratio > 0.4) & (ratio < 2.5))
+        for j in js[near]:
+            parent[find(int(order[a]))] = find(int(order[j]))
     joined: dict[int, list[float]] = {}
     for i, b in enumerate(boxes):
         r = find(i)
@@ -262,7 +294,8 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
         else:
             joined[r] = list(b)
     # each piece alone too: a numeral next to a die's dark rim is joined with the rim
-    boxes = [b for b in joined.values() if b not in boxes] + boxes
+    alone = {tuple(b) for b in boxes}
+    boxes = [b for b in joined.values() if tuple(b) not in alone] + boxes
     return [tuple(b) for b in boxes
             if GLYPH_PX[0] <= max(b[3] - b[1], b[2] - b[0]) <= GLYPH_PX[1] * 1.9]
 
@@ -331,9 +364,10 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
-def die_colour(body_bgr: np.ndarray, profile: NumeralProfile) -> tuple[str | None, float]:
-    """The nearest die colour to a body's and how sure (None when two are about as near)."""
-    c = chroma(body_bgr)
+def die_colour(c: np.ndarray, profile: NumeralProfile) -> tuple[str | None, float]:
+    """The nearest die colour to a body's chromaticity (`body_colour`) and how sure (None
+    when two are about as near)."""
+    c = np.asarray(c, np.float64)
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
     (d0, k0), (d1, _) = ds[0], ds[1]
     conf = float(np.clip(0.5 + (d1 - d0) / max(d1, 1e-6) / 2, 0, 1))
@@ -363,7 +397,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         greys.append(grey)
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
-        ink = (hat > INK_MIN).astype(np.uint8)
+        # hat > INK_DEPTH * (grey + hat): the closing is the surround's brightness
+        ink = ((hat > INK_MIN) & (hat * (1 - INK_DEPTH) > INK_DEPTH * grey)).astype(np.uint8)
         scale = 2 ** level
         taken: list[tuple[float, float, float]] = []
         for box in _groups(ink):
@@ -376,6 +411,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             hull, _, (centre, side, ang) = grown
             taken.append((centre[0], centre[1], side))
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile)
+            if rd is None:
+                continue
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
@@ -422,8 +459,8 @@ def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float])
                 continue
             if abs(a.body_grey - b.body_grey) < 0.12 * max(a.body_grey, b.body_grey):
                 continue
-            if a.body_chroma is None or b.body_chroma is None or np.linalg.norm(
-                    np.subtract(a.body_chroma, b.body_chroma)) > 0.03:  # another die's colour
+            if a.raw_chroma is None or b.raw_chroma is None or np.linalg.norm(
+                    np.subtract(a.raw_chroma, b.raw_chroma)) > 0.03:  # another die's colour
                 continue
             if math.hypot(a.center[0] - middle[0], a.center[1] - middle[1]) < math.hypot(
                     b.center[0] - middle[0], b.center[1] - middle[1]):
@@ -465,7 +502,7 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
     out: set[int] = set()
     h, w = image.shape[:2]
     for i, rd in enumerate(faces):
-        if rd.body_chroma is None or not rd.corners or rd.body_grey <= 0:
+        if rd.raw_chroma is None or not rd.corners or rd.body_grey <= 0:
             continue
         c = np.asarray(rd.center, np.float64)
         pts = np.asarray(rd.corners, np.float64)
@@ -488,7 +525,7 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
             grey = float(cv2.cvtColor(med.astype(np.uint8).reshape(1, 1, 3),
                                       cv2.COLOR_BGR2GRAY)[0, 0])
             if (grey > 1.15 * rd.body_grey and float(np.linalg.norm(
-                    chroma(med) - np.asarray(rd.body_chroma))) < 0.03):
+                    chroma(med) - np.asarray(rd.raw_chroma))) < 0.03):
                 out.add(i)
                 break
     return out
@@ -496,10 +533,11 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
 
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
-               profile: NumeralProfile) -> NumeralReading:
+               profile: NumeralProfile) -> NumeralReading | None:
     """One face's numeral and colour (the place in pixels of the level the face was found
-    at, the last of greys; the caller scales it). The numeral is read at the finest level
-    where the face is at most READ_PX across."""
+    at, the last of greys; the caller scales it); None where nothing is printed on it (a
+    patch of cloth is no die to flag). The numeral is read at the finest level where the
+    face is at most READ_PX across."""
     level = len(greys) - 1
     pts = hull.reshape(-1, 2).astype(np.float64)
     # the face's window at its level (the colour is read there)
@@ -529,7 +567,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     body = float(np.percentile(vals, 75))
     dark = float(np.percentile(vals, 3))
     if body - dark < 25:
-        return NumeralReading("numerals", None, 0.2, centre, why="no clear print on the face")
+        return None  # no print on it (the ink that found it is a coarser level's noise)
     ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
     ys, xs = np.nonzero(ink)
     if len(xs) and (max(np.ptp(xs), np.ptp(ys)) + 1 < MIN_PRINT * out / 0.84 or math.hypot(
@@ -540,27 +578,41 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         return NumeralReading("numerals", None, 0.2, centre,
                               why="the print is too small for the face round it, or not in "
                                   "its middle")
+    if len(xs):
+        stroke = 2 * float(cv2.distanceTransform(np.pad(ink.astype(np.uint8), 1), cv2.DIST_L2,
+                                                 3).max()) / (max(np.ptp(xs), np.ptp(ys)) + 1)
+        if stroke > STROKE_MAX:
+            return NumeralReading("numerals", None, 0.2, centre,
+                                  why=f"the print is a solid blob, not a numeral's strokes "
+                                      f"(stroke {stroke:.2f} of its size)")
     # the body's grey at the level the face was found (the colour is read there)
     body = float(np.percentile(grey[hmask > 0], 75))
     dark = float(np.percentile(grey[hmask > 0], 3))
     label, score, margin, _ = classify_ink(ink)
-    # the body's colour: face pixels well clear of the ink
+    conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
+                           + (margin - MIN_MARGIN) * 2)
+    if conf < MIN_CONFIDENCE:
+        label = None
+    # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
-    colour, cconf, bc = None, 0.0, None
+    colour, cconf, bc, raw = None, 0.0, None, None
     if fmask.sum() > 10:
-        med = np.median(bgr[y0:y1, x0:x1][fmask], 0)
-        colour, cconf = die_colour(med, profile)
-        bc = tuple(float(v) for v in chroma(med))
+        win = bgr[y0:y1, x0:x1]
+        med = np.median(win[fmask], 0)
+        dark_px = win[hmask.astype(bool) & (grey <= (body + 3 * dark) / 4)]
+        ink_bgr = np.percentile(dark_px, 10, 0) if len(dark_px) >= 3 else np.zeros(3)
+        c = body_colour(med, np.minimum(ink_bgr, 0.9 * med))
+        colour, cconf = die_colour(c, profile)
+        bc = tuple(float(v) for v in c)
+        raw = tuple(float(v) for v in chroma(med))
     if label is None:
         return NumeralReading("numerals", None, 0.3, centre,
                               why=f"the print is like no numeral (best {score:.2f}, margin "
                                   f"{margin:.2f})", colour=colour, colour_confidence=cconf,
-                              body_chroma=bc, body_grey=body)
-    conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
-                           + (margin - MIN_MARGIN) * 2)
+                              body_chroma=bc, body_grey=body, raw_chroma=raw)
     return NumeralReading("numerals", label, float(min(1.0, conf)), centre, angle_deg=ang,
                           colour=colour, colour_confidence=cconf, body_chroma=bc,
-                          body_grey=body)
+                          body_grey=body, raw_chroma=raw)
 
 
 def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]

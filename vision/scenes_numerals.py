@@ -2,14 +2,19 @@
 
 The dice are those of `equipment/namaste.json` (one turquoise, three white; faces "1/7" and
 "2".."6" printed as numerals in dark ink), drawn on the same widely randomized surfaces,
-cameras and light as the pip dice (`vision.scenes_pips.dice_scene`). Each die's numerals are
-set in one of several fonts, a little turned and off-centre as printing and engraving leave
-them. `held_out=True` draws fonts, ink colours and surfaces that development never used.
+cameras and light as the pip dice (`vision.scenes_pips.dice_scene` with `real`: patterned
+cloths, a tilted camera's perspective, a Bayer sensor's noise and JPEG), as solids shaded
+under the lamp (rounded edges bright towards it, a glossy highlight). Each die's numerals
+are set in one of many faces, a little turned and off-centre as printing and engraving leave
+them, bolder or lighter: OpenCV's Hershey fonts and TrueType faces (DejaVu, Liberation, Noto:
+outlines committed in vision/artwork, drawn with cv2). `held_out=True` draws faces, ink
+colours and surfaces that development never used.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -17,7 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.scenes_pips import TEX, DieMake, PipScene, dice_scene, rounded_face
+from vision.art import ARTWORK_DIR, _draw_outline_text, _glyph_data
+from vision.scenes_pips import TEX, DieMake, PipScene, dice_scene, face_relief, rounded_face
 
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "namaste.json"
 #: the face values 1..6 as the dice print them (opposite faces: 1/7-6, 2-5, 3-4)
@@ -28,6 +34,19 @@ DEV_FONTS = ((cv2.FONT_HERSHEY_SIMPLEX, 0.11), (cv2.FONT_HERSHEY_DUPLEX, 0.13),
 HELD_OUT_FONTS = ((cv2.FONT_HERSHEY_PLAIN, 0.1), (cv2.FONT_HERSHEY_COMPLEX_SMALL, 0.12),
                   (cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC, 0.12),
                   (cv2.FONT_HERSHEY_TRIPLEX | cv2.FONT_ITALIC, 0.1))
+#: TrueType faces (artwork/numeral_glyphs.json; "noto_sans" and "noto_serif" from
+#: glyphs.json), with how much bolder (> 0) or lighter their strokes may be drawn, as a share
+#: of the digits' height
+DEV_FACES = (("noto_sans", 0.0), ("dejavusans", 0.0), ("dejavusans_bold", 0.0),
+             ("dejavusans_oblique", 0.0), ("dejavusansmono", 0.0), ("liberationsans_regular", 0.0),
+             ("liberationserif_regular", 0.0), ("liberationserif_bold", 0.0))
+HELD_OUT_FACES = (("noto_serif", 0.0), ("dejavusans_extralight", 0.0),
+                  ("dejavusanscondensed_boldoblique", 0.0), ("dejavusansmono_bold", 0.0),
+                  ("dejavuserif", 0.0), ("dejavuserif_bold", 0.0),
+                  ("dejavuserifcondensed_italic", 0.0), ("liberationsans_bold", 0.0),
+                  ("liberationsansnarrow_regular", 0.0), ("liberationsansnarrow_bolditalic", 0.0),
+                  ("liberationserif_italic", 0.0), ("liberationmono_regular", 0.0),
+                  ("liberationmono_bold", 0.0))
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -54,30 +73,74 @@ class NumeralStyle:
 
     body: tuple[float, float, float]
     ink: tuple[float, float, float]
-    font: int
-    weight: float
+    font: int | str  # a Hershey font, or a TrueType face's name (`outline_faces`)
+    weight: float  # Hershey: the stroke's width; a face: bolder (> 0) or lighter, of the height
     height: float  # a digit's height over the face's side
     turn: float  # degrees
     offset: tuple[float, float]  # of the side
     rounding: float
+    relief: bool = False  # shaded as a solid under the lamp (`face_relief`), not painted dark
+    dimple: float = 0.0  # no pip bowls: `face_relief` shades the rounded edges only
 
 
 def sample_numeral_style(rng: np.random.Generator, die: NamasteDie, held_out: bool
                          ) -> NumeralStyle:
-    """One die's make: its set colour, lightly varied, in one of the split's fonts."""
+    """One die's make: its set colour, lightly varied, in one of the split's fonts (a
+    Hershey font in one die of three, else a TrueType face), a solid with rounded edges."""
     fonts = HELD_OUT_FONTS if held_out else DEV_FONTS
-    font, weight = fonts[int(rng.integers(len(fonts)))]
+    faces = HELD_OUT_FACES if held_out else DEV_FACES
+    if rng.random() < 1 / 3:
+        font, weight = fonts[int(rng.integers(len(fonts)))]
+        weight = weight * rng.uniform(0.8, 1.25)
+    else:
+        font, weight = faces[int(rng.integers(len(faces)))]
+        weight = weight + rng.uniform(-0.012, 0.03)
     body = np.clip(np.array(die.body_bgr) / 255 * rng.uniform(0.9, 1.05, 3), 0, 1)
     ink = (HELD_OUT_INKS[int(rng.integers(len(HELD_OUT_INKS)))] if held_out and rng.random() < 0.5
            else tuple(np.array(die.ink_bgr) / 255))
     return NumeralStyle(tuple(float(c) for c in body), tuple(float(c) for c in ink), font,
-                        float(weight * rng.uniform(0.8, 1.25)), float(rng.uniform(0.4, 0.55)),
+                        float(weight), float(rng.uniform(0.4, 0.55)),
                         float(rng.uniform(-6, 6)), tuple(float(v) for v in rng.uniform(-0.04, 0.04, 2)),
-                        float(rng.uniform(0.06, 0.16)))
+                        float(rng.uniform(0.04, 0.22)), relief=True)
 
 
-def render_text(text: str, font: int, height_px: float, weight: float) -> np.ndarray:
-    """The text as a float mask (1 = ink), cropped to its ink; its digits height_px tall."""
+@cache
+def outline_faces() -> dict[str, dict]:
+    """The TrueType faces' outlines by name: artwork/numeral_glyphs.json's and glyphs.json's
+    Noto faces ("noto_sans", "noto_serif")."""
+    faces = json.loads((ARTWORK_DIR / "numeral_glyphs.json").read_text(encoding="utf-8"))
+    faces.update({f"noto_{k}": v for k, v in _glyph_data().items()})
+    return faces
+
+
+def _render_outline(text: str, face: str, height_px: float, weight: float) -> np.ndarray:
+    """render_text's mask in a TrueType face; weight: the strokes bolder (> 0) or lighter by
+    that share of the digits' height."""
+    data = outline_faces()[face]
+    ys = [p[1] for c in data["glyphs"]["0"]["contours"] for p in c]
+    ss = 2  # drawn at twice the size, so a stroke grows or thins by part of a pixel
+    em = ss * height_px * data["units_per_em"] / (max(ys) - min(ys))
+    grow = int(round(abs(weight) * height_px * ss))
+    pad = grow + 4
+    width = sum(data["glyphs"][ch]["advance"] for ch in text) * em / data["units_per_em"]
+    canvas = np.zeros((int(2 * em) + 2 * pad, int(width) + 2 * pad), np.uint8)
+    _draw_outline_text(canvas, text, data, (canvas.shape[1] / 2, canvas.shape[0] / 2), em,
+                       (255,), math.inf)
+    if grow:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+        canvas = (cv2.dilate if weight > 0 else cv2.erode)(canvas, k)
+    ys, xs = np.nonzero(canvas)
+    crop = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255
+    return cv2.resize(crop, (max(1, round(crop.shape[1] / ss)), max(1, round(crop.shape[0] / ss))),
+                      interpolation=cv2.INTER_AREA)
+
+
+def render_text(text: str, font: int | str, height_px: float, weight: float) -> np.ndarray:
+    """The text as a float mask (1 = ink), cropped to its ink; its digits height_px tall. font:
+    a Hershey font (weight: the stroke's width over the height) or a TrueType face's name
+    (`outline_faces`; weight: bolder or lighter, `_render_outline`)."""
+    if isinstance(font, str):
+        return _render_outline(text, font, height_px, weight)
     scale = 1.0
     (_, th), _ = cv2.getTextSize("0", font, scale, 1)
     scale = height_px / th
@@ -110,7 +173,7 @@ def numeral_texture(value: int, style: NumeralStyle) -> tuple[np.ndarray, np.nda
     placed = cv2.warpAffine(mask, m, (big, big))[:, :, None]
     tex = tex * (1 - placed) + np.array(style.ink, np.float32) * placed
     tex = cv2.resize(tex, (TEX, TEX), interpolation=cv2.INTER_AREA)
-    return rounded_face(tex, style.rounding)
+    return rounded_face(tex, style.rounding, dark_edges=not style.relief)
 
 
 def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = None,
@@ -125,6 +188,7 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
         first = count[0] == 1 and rng.random() < 0.8
         die = by_colour["turquoise"] if first else by_colour["white"]
         style = sample_numeral_style(rng, die, held_out)
-        return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour)
+        return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour,
+                       lambda v: face_relief(v, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22))
+    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True)

@@ -246,9 +246,9 @@ def test_a_whole_deck_learned_in_the_browser(browser, tmp_path):  # noqa: F811 (
 def numeral_capture(key: str) -> np.ndarray:
     from vision.scenes_numerals import make_numeral_scene
 
-    seeds = {"turquoise 2": 0, "turquoise 4": 2, "turquoise 3": 3, "turquoise 5": 11,
-             "turquoise 6": 23, "turquoise 1/7": 32, "white 4": 42, "white 5": 47,
-             "white 3": 54, "white 2": 69, "white 6": 77, "white 1/7": 108}
+    seeds = {"turquoise 2": 14, "turquoise 4": 1, "turquoise 3": 18, "turquoise 5": 3,
+             "turquoise 6": 7, "turquoise 1/7": 16, "white 4": 133, "white 5": 45,
+             "white 3": 13, "white 2": 2, "white 6": 8, "white 1/7": 65}
     for seed in [seeds[key], *range(1000, 1400)]:
         scene = make_numeral_scene(seed, hard=False, n_dice=1)
         die = scene.dice[0]
