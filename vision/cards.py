@@ -41,7 +41,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.deck_art import CARD_MM, POKER_LABELS, render_back, render_card, roche_labels
+from vision.deck_art import (
+    CARD_MM,
+    POKER_LABELS,
+    RED_SUITS,
+    render_back,
+    render_card,
+    roche_labels,
+)
 from vision.errors import BadImage, VisionError
 from vision.objects import ObjectReading
 
@@ -94,6 +101,10 @@ PART_SLACK = 0.1  # a rank glyph or suit sign fits the best learned one at most 
 PART_SURE = 0.6  # how surely a rank and a suit read alone must beat every other to name a
 #                  card the whole corner index hesitated over
 PART_REPS = 3  # learned cards a rank glyph or suit sign is matched against, per rank or suit
+INK_DARK = 0.35  # a corner index's pixel is ink when it is this much darker than the paper
+INK_MIN_PX = 12  # ... and a corner with fewer ink pixels than this shows no colour
+RED_BELOW = 0.72  # the ink is red when its red channel darkens this little against the others
+BLACK_ABOVE = 0.8  # ... and black when this much (see `ink_colour`)
 
 
 class BadDeck(VisionError):
@@ -521,10 +532,45 @@ def _index_face(patch: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
     return cv2.GaussianBlur(grey, (0, 0), 1.2).astype(np.float32)
 
 
-def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
-    """A card's two corner indices (2, h, w), both read the same way up (see _index_quads)."""
-    return np.stack([_index_face(_warp(img, q, INDEX_SIZE), blur_mm)
-                     for q in _index_quads(quad)])
+def index_patches(img: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
+    """A card's two corner index boxes (INDEX_SIZE, BGR uint8), both the same way up."""
+    return [_warp(img, q, INDEX_SIZE) for q in _index_quads(quad)]
+
+
+def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0,
+             patches: list[np.ndarray] | None = None) -> np.ndarray:
+    """A card's two corner indices (2, h, w), both read the same way up (see _index_quads);
+    `patches`: the card's `index_patches`, if already cut."""
+    return np.stack([_index_face(p, blur_mm) for p in patches or index_patches(img, quad)])
+
+
+def ink_colour(patches: list[np.ndarray]) -> str | None:
+    """The colour of a poker card's corner indices' ink, "red" or "black", from the card's
+    two `index_patches`, each white-balanced on its own paper (its brightest tenth): for each
+    ink pixel, how much it darkens the red channel over how much it darkens the green or blue
+    one, the median over the corner's ink. Red ink (hearts, diamonds) darkens red little
+    (0.2-0.6), black ink (spades, clubs) all three alike (1); blur does not move it (a pixel
+    that mixes ink and paper darkens the three in the same proportion), nor the light's
+    colour. None when a corner shows too little ink, its measure falls between the two, or
+    the two corners disagree (an outline taking in another card)."""
+    seen = set()
+    for p in patches:
+        f = p.astype(np.float32)
+        white = np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0
+        dark = np.clip(1.0 - f / white, 0.0, 1.0)
+        ink = dark.max(2) > INK_DARK
+        if int(ink.sum()) < INK_MIN_PX:
+            return None
+        ratio = float(np.median(dark[..., 2][ink] / (np.maximum(dark[..., 0][ink],
+                                                                 dark[..., 1][ink]) + 1e-3)))
+        seen.add("red" if ratio < RED_BELOW else "black" if ratio > BLACK_ABOVE else None)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def suit_colour(label: str) -> str | None:
+    """A poker card's ink colour ("red" for hearts and diamonds, else "black"); None for a
+    card of another deck."""
+    return None if label not in POKER_LABELS else "red" if label[1] in RED_SUITS else "black"
 
 
 def index_parts(index: np.ndarray) -> np.ndarray:
@@ -1001,9 +1047,15 @@ class CardReader:
             grey, chroma, fine = _faces(_warp(img, o.quad, FINE))
             sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
+            patches = None
             if (self.model.index is not None and sc.best != BACK and sc.s1 >= MIN_SCORE):
-                label, conf, why, _info = _index_decide(self.model, sc, index_of(img, o.quad),
-                                                        _corner_ink(chroma))
+                patches = index_patches(img, o.quad)
+                label, conf, why, _info = _index_decide(
+                    self.model, sc, index_of(img, o.quad, patches=patches), _corner_ink(chroma))
+            if label is not None and suit_colour(label) is not None:  # red or black: the ink's
+                ink = ink_colour(patches or index_patches(img, o.quad))
+                if ink is not None and ink != suit_colour(label):
+                    label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))
