@@ -66,6 +66,8 @@ MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
+LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
 INK_TOL = 0.06  # an ink colour difference this small is noise (light, blur, glare)
@@ -229,7 +231,7 @@ def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
         t = rel @ u
         dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
         sel = pts[(t > 0.15 * n) & (t < 0.85 * n) & (dist < max(2.0, 0.04 * n))]
-        line = _line_fit(sel)
+        line = _line_fit(sel[::max(1, len(sel) // LINE_POINTS)])
         if line is None:
             line = np.array([u[0], u[1], p[0], p[1]])
         lines.append(line)
@@ -270,6 +272,15 @@ def _corner_quads(contour: np.ndarray, min_side: float) -> list[np.ndarray]:
                 continue
             out.append(np.array([p, p + la * u, p + la * u + lb * v, p + lb * v]))
     return out
+
+
+def _within(quad: np.ndarray, contour: np.ndarray, slack_px: float = 2.0) -> bool:
+    """Whether a quad lies inside a region's outline (9 points across it, within slack_px):
+    a stack's outline holds its top card wholly; a corner hypothesis reaching out of it is
+    not the top card."""
+    a, b, d = quad[0], quad[1] - quad[0], quad[3] - quad[0]
+    return all(cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True) >= -slack_px
+               for p in (a + u * b + v * d for u in (0.1, 0.5, 0.9) for v in (0.1, 0.5, 0.9)))
 
 
 def _aspect(q: np.ndarray) -> float:
@@ -435,6 +446,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
     cands: list[Outline] = []
+    tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
+    #                               give the same quad: it is snapped and checked once)
     for c in contours:
         area = cv2.contourArea(c)
         if not lo <= area <= hi:
@@ -447,12 +460,16 @@ def find_cards(img: np.ndarray) -> list[Outline]:
             if qa > 0 and area / qa >= MIN_FILL and ASPECT[0] <= _aspect(q) <= ASPECT[1]:
                 quads.append(q)
         if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
-            quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+            quads = [q for q in _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+                     if _within(q, c)]
         for q in quads:
             if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
                     > small.shape[0] - 2 or not cv2.isContourConvex(
                         np.round(q * 8).astype(np.int32))):
                 continue
+            if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
+                continue
+            tried.append(q)
             q = _order(_snap(_paper_distance(small, q), q))
             if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
                     np.round(q * 8).astype(np.int32)):
