@@ -64,6 +64,10 @@ MIN_CARD = 0.07  # a card's short side, as a share of the frame's shorter side, 
 MAX_CARD = 0.75
 MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
+MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
+BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
+EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
+EDGE_STEP_MIN = 1.5  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
@@ -274,6 +278,18 @@ def _corner_quads(contour: np.ndarray, min_side: float) -> list[np.ndarray]:
     return out
 
 
+def _skew(quad: np.ndarray) -> float:
+    """How far the quad's corners are from square, the worst (degrees): a card seen from a
+    camera tilted even 30 degrees is a few tens of degrees off at most; a sliver of wood
+    grain or a weave's lozenge, much more."""
+    worst = 0.0
+    for k in range(4):
+        a, b = quad[k - 1] - quad[k], quad[(k + 1) % 4] - quad[k]
+        cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6)
+        worst = max(worst, abs(math.degrees(math.acos(max(-1.0, min(1.0, cos)))) - 90.0))
+    return worst
+
+
 def _within(quad: np.ndarray, contour: np.ndarray, slack_px: float = 2.0) -> bool:
     """Whether a quad lies inside a region's outline (9 points across it, within slack_px):
     a stack's outline holds its top card wholly; a corner hypothesis reaching out of it is
@@ -406,10 +422,10 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarra
     return np.array(out, np.float32) + origin
 
 
-def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
+def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
     """The least share, over the four sides, of points along a side where the grey changes
-    across it (a step or a line): a card on top has its edge all round; an outline that cuts
-    across a card (two cards of a stack taken as one) has a side with none."""
+    across it by `step` or more (a step or a line): a card on top has its edge all round; an
+    outline that cuts across a card (two cards of a stack taken as one) has a side with none."""
     us = np.linspace(0.1, 0.9, 24, dtype=np.float32)
     least = 1.0
     for _a, _d, n, base in _sides(quad, us):
@@ -418,8 +434,19 @@ def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
         v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_REPLICATE)
         contrast = v.max(0) - v.min(0)
-        least = min(least, float(np.mean(contrast > 0.035 * level + 2)))
+        least = min(least, float(np.mean(contrast > step)))
     return least
+
+
+def _edge_step(grey: np.ndarray) -> float:
+    """The grey change across a side that counts as a card's edge (`_side_support`): 3.5% of
+    the frame's mean level (plus 2), or, where the frame is quiet, 2.5 times its noise (the
+    robust spread of what a blur takes away; at least 1.5): a white card on white paper
+    or a light cloth shows its edge as a step of a few grey levels, which a line across
+    the card's plain paper does not."""
+    g = grey[::2, ::2]
+    noise = 1.4826 * float(np.median(np.abs(g - cv2.GaussianBlur(g, (0, 0), 1.5))))
+    return min(0.035 * float(g.mean()) + 2.0, max(EDGE_STEP_MIN, EDGE_NOISE * noise))
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:
@@ -439,9 +466,16 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     grey8 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(grey8, 8, 24, L2gradient=True)
     grey = grey8.astype(np.float32)
-    level = float(cv2.mean(grey8)[0])
+    step = _edge_step(grey)
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
+        # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
+        # the cards' edges, stronger than the texture's, are also looked for alone
+        strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
+        strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours = list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
+                                                          cv2.CHAIN_APPROX_NONE)[0])
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
@@ -472,9 +506,9 @@ def find_cards(img: np.ndarray) -> list[Outline]:
             tried.append(q)
             q = _order(_snap(_paper_distance(small, q), q))
             if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
-                    np.round(q * 8).astype(np.int32)):
+                    np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
                 continue
-            if _side_support(grey, q, level) < MIN_SUPPORT:
+            if _side_support(grey, q, step) < MIN_SUPPORT:
                 continue
             full = q / s
             cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))

@@ -145,6 +145,25 @@ def test_outlines_of_lone_cards_match_the_truth(felt_table):
             assert err < 0.04 * t.size_px + 2
 
 
+@pytest.mark.parametrize(("seed", "cloth"), [(503, "paper"), (527, "wood")])
+def test_lone_cards_are_found_on_lined_paper_and_wood_grain(seed, cloth):
+    """A white card on white lined paper (its edge a step of a few grey levels) and on a
+    wood grain whose edges run into the cards' rings: every lone poker card is found, and
+    nothing else (such frames had found none of their cards, and slivers of grain)."""
+    table = sample_table(seed, deck="poker")
+    assert table.surface == cloth
+    found_all = 0
+    for f in range(2):
+        scene = make_card_scene(table, seed + 44 + f, hard=False, stack_share=0.0)
+        found = find_cards(scene.image)
+        for t in scene.cards:
+            if t.in_frame:
+                assert [o for o in found if _near(o, t)], f"frame {f}: {t.label} not found"
+                found_all += 1
+        assert all(any(_near(o, t) for t in scene.cards) for o in found)
+    assert found_all >= 3
+
+
 def test_a_court_cards_outline_is_the_card_not_its_pictures_frame():
     # a court card's picture has a card-shaped frame with a plain rim inside the card: the
     # card is the outline found (these captures of a held-out table found the frame)
