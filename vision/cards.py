@@ -145,6 +145,16 @@ class CardModel:
                                        if self.index is not None else np.full((n, 2, 4), -1))
         return self.__dict__["_parts"]
 
+    def part_apart(self, i: int, j: int, k: int) -> float:
+        """How unlike learned face j's rank glyph (k=0) or suit sign (k=1) is to face i's
+        corner index where it fits best (1 - correlation; see `_part_fit`), computed once."""
+        cache = self.__dict__.setdefault("_apart", {})
+        if (i, j, k) not in cache:
+            assert self.index is not None
+            cache[i, j, k] = 1.0 - _part_fit(self.index[i][0], self.index[j][0],
+                                             self.parts()[j, k])[0]
+        return cache[i, j, k]
+
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
         folder.mkdir(parents=True, exist_ok=True)
@@ -1017,7 +1027,7 @@ def _rank_suit(model: CardModel, query: np.ndarray) -> tuple[_Part, _Part] | Non
         pairs = {}
         for v, (fv, iv, _xy) in fits.items():
             if v != best:
-                apart = 1.0 - _part_fit(model.index[ib][0], model.index[iv][0], parts[iv, k])[0]
+                apart = model.part_apart(ib, iv, k)
                 pairs[v] = (fit - fv) / (max(1e-3, apart) + PAIR_FLOOR)
         out.append(_Part(best, fit, own, pairs))
     return out[0], out[1]
