@@ -67,7 +67,7 @@ MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
 BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
 EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
-EDGE_STEP_MIN = 1.5  # ... and by this many grey levels at least (see `_edge_step`)
+EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
@@ -451,7 +451,7 @@ def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
 def _edge_step(grey: np.ndarray) -> float:
     """The grey change across a side that counts as a card's edge (`_side_support`): 3.5% of
     the frame's mean level (plus 2), or, where the frame is quiet, 2.5 times its noise (the
-    robust spread of what a blur takes away; at least 1.5): a white card on white paper
+    robust spread of what a blur takes away; 3 grey levels at least): a white card on white paper
     or a light cloth shows its edge as a step of a few grey levels, which a line across
     the card's plain paper does not."""
     g = grey[::2, ::2]
