@@ -156,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dice", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=20261121)
     ap.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
+    ap.add_argument("--elsewhere", action="store_true",
+                    help="cards: each deck learned on one table, read on another")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -165,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.kind == "cards":
             from vision.scenes_cards import run_cards
 
-            s = run_cards(args.dice, args.seed, split == "heldout").summary()
+            s = run_cards(args.dice, args.seed, split == "heldout",
+                          elsewhere=args.elsewhere).summary()
         else:
             s = run_kind(args.kind, args.dice, args.seed, split == "heldout").summary()
         s["wall_s"] = round(time.perf_counter() - t0, 1)

@@ -41,7 +41,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.deck_art import CARD_MM, POKER_LABELS, render_back, render_card, roche_labels
+from vision.deck_art import (
+    CARD_MM,
+    POKER_LABELS,
+    RED_SUITS,
+    render_back,
+    render_card,
+    roche_labels,
+)
 from vision.errors import BadImage, VisionError
 from vision.objects import ObjectReading
 
@@ -57,8 +64,14 @@ MIN_CARD = 0.07  # a card's short side, as a share of the frame's shorter side, 
 MAX_CARD = 0.75
 MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
+MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
+BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
+EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
+EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
+LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
 INK_TOL = 0.06  # an ink colour difference this small is noise (light, blur, glare)
@@ -94,6 +107,10 @@ PART_SLACK = 0.1  # a rank glyph or suit sign fits the best learned one at most 
 PART_SURE = 0.6  # how surely a rank and a suit read alone must beat every other to name a
 #                  card the whole corner index hesitated over
 PART_REPS = 3  # learned cards a rank glyph or suit sign is matched against, per rank or suit
+INK_DARK = 0.35  # a corner index's pixel is ink when it is this much darker than the paper
+INK_MIN_PX = 12  # ... and a corner with fewer ink pixels than this shows no colour
+RED_BELOW = 0.72  # the ink is red when its red channel darkens this little against the others
+BLACK_ABOVE = 0.8  # ... and black when this much (see `ink_colour`)
 
 
 class BadDeck(VisionError):
@@ -127,6 +144,16 @@ class CardModel:
             self.__dict__["_parts"] = (np.stack([index_parts(self.index[i][0]) for i in range(n)])
                                        if self.index is not None else np.full((n, 2, 4), -1))
         return self.__dict__["_parts"]
+
+    def part_apart(self, i: int, j: int, k: int) -> float:
+        """How unlike learned face j's rank glyph (k=0) or suit sign (k=1) is to face i's
+        corner index where it fits best (1 - correlation; see `_part_fit`), computed once."""
+        cache = self.__dict__.setdefault("_apart", {})
+        if (i, j, k) not in cache:
+            assert self.index is not None
+            cache[i, j, k] = 1.0 - _part_fit(self.index[i][0], self.index[j][0],
+                                             self.parts()[j, k])[0]
+        return cache[i, j, k]
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
@@ -218,7 +245,7 @@ def _fit_quad(contour: np.ndarray) -> np.ndarray | None:
         t = rel @ u
         dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
         sel = pts[(t > 0.15 * n) & (t < 0.85 * n) & (dist < max(2.0, 0.04 * n))]
-        line = _line_fit(sel)
+        line = _line_fit(sel[::max(1, len(sel) // LINE_POINTS)])
         if line is None:
             line = np.array([u[0], u[1], p[0], p[1]])
         lines.append(line)
@@ -259,6 +286,18 @@ def _corner_quads(contour: np.ndarray, min_side: float) -> list[np.ndarray]:
                 continue
             out.append(np.array([p, p + la * u, p + la * u + lb * v, p + lb * v]))
     return out
+
+
+def _skew(quad: np.ndarray) -> float:
+    """How far the quad's corners are from square, the worst (degrees): a card seen from a
+    camera tilted even 30 degrees is a few tens of degrees off at most; a sliver of wood
+    grain or a weave's lozenge, much more."""
+    worst = 0.0
+    for k in range(4):
+        a, b = quad[k - 1] - quad[k], quad[(k + 1) % 4] - quad[k]
+        cos = float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-6)
+        worst = max(worst, abs(math.degrees(math.acos(max(-1.0, min(1.0, cos)))) - 90.0))
+    return worst
 
 
 def _aspect(q: np.ndarray) -> float:
@@ -384,10 +423,10 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarra
     return np.array(out, np.float32) + origin
 
 
-def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
+def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
     """The least share, over the four sides, of points along a side where the grey changes
-    across it (a step or a line): a card on top has its edge all round; an outline that cuts
-    across a card (two cards of a stack taken as one) has a side with none."""
+    across it by `step` or more (a step or a line): a card on top has its edge all round; an
+    outline that cuts across a card (two cards of a stack taken as one) has a side with none."""
     us = np.linspace(0.1, 0.9, 24, dtype=np.float32)
     least = 1.0
     for _a, _d, n, base in _sides(quad, us):
@@ -396,8 +435,19 @@ def _side_support(grey: np.ndarray, quad: np.ndarray, level: float) -> float:
         v = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_REPLICATE)
         contrast = v.max(0) - v.min(0)
-        least = min(least, float(np.mean(contrast > 0.035 * level + 2)))
+        least = min(least, float(np.mean(contrast > step)))
     return least
+
+
+def _edge_step(grey: np.ndarray) -> float:
+    """The grey change across a side that counts as a card's edge (`_side_support`): 3.5% of
+    the frame's mean level (plus 2), or, where the frame is quiet, 2.5 times its noise (the
+    robust spread of what a blur takes away; 3 grey levels at least): a white card on white paper
+    or a light cloth shows its edge as a step of a few grey levels, which a line across
+    the card's plain paper does not."""
+    g = grey[::2, ::2]
+    noise = 1.4826 * float(np.median(np.abs(g - cv2.GaussianBlur(g, (0, 0), 1.5))))
+    return min(0.035 * float(g.mean()) + 2.0, max(EDGE_STEP_MIN, EDGE_NOISE * noise))
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:
@@ -417,13 +467,22 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     grey8 = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(grey8, 8, 24, L2gradient=True)
     grey = grey8.astype(np.float32)
-    level = float(cv2.mean(grey8)[0])
+    step = _edge_step(grey)
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
+        # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
+        # the cards' edges, stronger than the texture's, are also looked for alone
+        strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
+        strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours = list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
+                                                          cv2.CHAIN_APPROX_NONE)[0])
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
     cands: list[Outline] = []
+    tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
+    #                               give the same quad: it is snapped and checked once)
     for c in contours:
         area = cv2.contourArea(c)
         if not lo <= area <= hi:
@@ -442,11 +501,14 @@ def find_cards(img: np.ndarray) -> list[Outline]:
                     > small.shape[0] - 2 or not cv2.isContourConvex(
                         np.round(q * 8).astype(np.int32))):
                 continue
+            if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
+                continue
+            tried.append(q)
             q = _order(_snap(_paper_distance(small, q), q))
             if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
-                    np.round(q * 8).astype(np.int32)):
+                    np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
                 continue
-            if _side_support(grey, q, level) < MIN_SUPPORT:
+            if _side_support(grey, q, step) < MIN_SUPPORT:
                 continue
             full = q / s
             cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
@@ -521,10 +583,45 @@ def _index_face(patch: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
     return cv2.GaussianBlur(grey, (0, 0), 1.2).astype(np.float32)
 
 
-def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0) -> np.ndarray:
-    """A card's two corner indices (2, h, w), both read the same way up (see _index_quads)."""
-    return np.stack([_index_face(_warp(img, q, INDEX_SIZE), blur_mm)
-                     for q in _index_quads(quad)])
+def index_patches(img: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
+    """A card's two corner index boxes (INDEX_SIZE, BGR uint8), both the same way up."""
+    return [_warp(img, q, INDEX_SIZE) for q in _index_quads(quad)]
+
+
+def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0,
+             patches: list[np.ndarray] | None = None) -> np.ndarray:
+    """A card's two corner indices (2, h, w), both read the same way up (see _index_quads);
+    `patches`: the card's `index_patches`, if already cut."""
+    return np.stack([_index_face(p, blur_mm) for p in patches or index_patches(img, quad)])
+
+
+def ink_colour(patches: list[np.ndarray]) -> str | None:
+    """The colour of a poker card's corner indices' ink, "red" or "black", from the card's
+    two `index_patches`, each white-balanced on its own paper (its brightest tenth): for each
+    ink pixel, how much it darkens the red channel over how much it darkens the green or blue
+    one, the median over the corner's ink. Red ink (hearts, diamonds) darkens red little
+    (0.2-0.6), black ink (spades, clubs) all three alike (1); blur does not move it (a pixel
+    that mixes ink and paper darkens the three in the same proportion), nor the light's
+    colour. None when a corner shows too little ink, its measure falls between the two, or
+    the two corners disagree (an outline taking in another card)."""
+    seen = set()
+    for p in patches:
+        f = p.astype(np.float32)
+        white = np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0
+        dark = np.clip(1.0 - f / white, 0.0, 1.0)
+        ink = dark.max(2) > INK_DARK
+        if int(ink.sum()) < INK_MIN_PX:
+            return None
+        ratio = float(np.median(dark[..., 2][ink] / (np.maximum(dark[..., 0][ink],
+                                                                 dark[..., 1][ink]) + 1e-3)))
+        seen.add("red" if ratio < RED_BELOW else "black" if ratio > BLACK_ABOVE else None)
+    return seen.pop() if len(seen) == 1 else None
+
+
+def suit_colour(label: str) -> str | None:
+    """A poker card's ink colour ("red" for hearts and diamonds, else "black"); None for a
+    card of another deck."""
+    return None if label not in POKER_LABELS else "red" if label[1] in RED_SUITS else "black"
 
 
 def index_parts(index: np.ndarray) -> np.ndarray:
@@ -920,7 +1017,7 @@ def _rank_suit(model: CardModel, query: np.ndarray) -> tuple[_Part, _Part] | Non
         pairs = {}
         for v, (fv, iv, _xy) in fits.items():
             if v != best:
-                apart = 1.0 - _part_fit(model.index[ib][0], model.index[iv][0], parts[iv, k])[0]
+                apart = model.part_apart(ib, iv, k)
                 pairs[v] = (fit - fv) / (max(1e-3, apart) + PAIR_FLOOR)
         out.append(_Part(best, fit, own, pairs))
     return out[0], out[1]
@@ -1001,9 +1098,15 @@ class CardReader:
             grey, chroma, fine = _faces(_warp(img, o.quad, FINE))
             sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
+            patches = None
             if (self.model.index is not None and sc.best != BACK and sc.s1 >= MIN_SCORE):
-                label, conf, why, _info = _index_decide(self.model, sc, index_of(img, o.quad),
-                                                        _corner_ink(chroma))
+                patches = index_patches(img, o.quad)
+                label, conf, why, _info = _index_decide(
+                    self.model, sc, index_of(img, o.quad, patches=patches), _corner_ink(chroma))
+            if label is not None and suit_colour(label) is not None:  # red or black: the ink's
+                ink = ink_colour(patches or index_patches(img, o.quad))
+                if ink is not None and ink != suit_colour(label):
+                    label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))

@@ -344,9 +344,13 @@ def score_cards(res, truths: list[CardTruth], readings: list, hard: bool, seed: 
 
 
 def run_cards(n_cards: int, seed: int, held_out: bool, hard_share: float = 0.3,
-              per_table: int = 100):  # noqa: ANN201 (a KindResult)
+              per_table: int = 100, elsewhere: bool = False):  # noqa: ANN201 (a KindResult)
     """Read about n_cards cards on generated tables of one split, each table's deck learned
-    from one capture per card; latency per frame (reading only) on this thread."""
+    from one capture per card; latency per frame (reading only) on this thread.
+    `elsewhere`: each deck is learned on one table and read on another (the same deck on
+    another cloth, under another camera and card size), as a deck learned at home and
+    played at a club."""
+    import dataclasses
     import time
 
     from vision.bench_kinds import KindResult
@@ -360,6 +364,9 @@ def run_cards(n_cards: int, seed: int, held_out: bool, hard_share: float = 0.3,
     for ti in range(tables):
         table = sample_table(base + 100_000 * ti, held_out=held_out)
         reader = CardReader(learn_table(table, base + 100_000 * ti + 50_000))
+        if elsewhere:
+            other = sample_table(base + 100_000 * ti + 77, held_out=held_out)
+            table = dataclasses.replace(other, deck=table.deck, style=table.style)
         goal = n_cards * (ti + 1) // tables
         while res.dice < goal:
             fseed = base + 100_000 * ti + 1 + f
