@@ -62,3 +62,24 @@ def test_faces_no_one_could_tell_apart_are_still_refused():
     patches = [_face("T", j) for j in range(24)]
     with pytest.raises(CalibrationRefused, match="cannot tell the faces apart"):
         _learn(patches, [j // 6 for j in range(24)], [f"c{j}.png" for j in range(24)])
+
+
+def test_a_refusal_names_the_look_alike_faces_the_bad_captures_and_what_to_do():
+    # L and T share their art; one capture of X is smeared: the refusal says which faces a
+    # person could not tell apart either, which capture is bad and why, and what to do
+    patches, labels, names = [], [], []
+    for li, lab in enumerate(LETTERS):
+        for j in range(6):
+            face = _face("T" if lab == "L" else lab, 10 * li + j)
+            if (lab, j) == ("X", 2):
+                face = cv2.GaussianBlur(face, (0, 0), 5.0)
+            patches.append(face)
+            labels.append(li)
+            names.append(f"{lab}/{j:02d}.png")
+    with pytest.raises(CalibrationRefused) as refused:
+        _learn(patches, labels, names)
+    msg = str(refused.value)
+    assert "L looks like T" in msg or "T looks like L" in msg
+    assert "X/02.png (blurred" in msg
+    assert "hold the die still" in msg and "make the art of L, T more different" in msg
+    assert "No profile written" in msg
