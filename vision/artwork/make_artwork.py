@@ -80,6 +80,23 @@ def _flatten_pen_class():  # noqa: ANN202 - built lazily so fontTools is a dev-o
     return FlattenPen
 
 
+def glyph_outlines(font, text: str, pen_class) -> dict[str, dict]:
+    """Each character of `text` in the fontTools `font`: its advance and its outline flattened
+    to polygons (`_flatten_pen_class`'s pen), in font units."""
+    glyphset = font.getGlyphSet()
+    cmap = font.getBestCmap()
+    glyphs = {}
+    for ch in text:
+        name = cmap[ord(ch)]
+        pen = pen_class(glyphset)
+        glyphset[name].draw(pen)
+        glyphs[ch] = {
+            "advance": glyphset[name].width,
+            "contours": [[[round(x), round(y)] for x, y in c] for c in pen.contours],
+        }
+    return glyphs
+
+
 def main() -> None:
     """Write the subset fonts, glyphs.json and OFL.txt next to this script."""
     from fontTools import subset
@@ -98,17 +115,7 @@ def main() -> None:
         subsetter.populate(text=text)
         subsetter.subset(font)
         font.save(HERE / out_name)
-        glyphset = font.getGlyphSet()
-        cmap = font.getBestCmap()
-        glyphs = {}
-        for ch in text:
-            name = cmap[ord(ch)]
-            pen = pen_class(glyphset)
-            glyphset[name].draw(pen)
-            glyphs[ch] = {
-                "advance": glyphset[name].width,
-                "contours": [[[round(x), round(y)] for x, y in c] for c in pen.contours],
-            }
+        glyphs = glyph_outlines(font, text, pen_class)
         out[style] = {
             "font": out_name,
             "units_per_em": font["head"].unitsPerEm,

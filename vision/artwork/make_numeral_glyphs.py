@@ -38,21 +38,13 @@ def main() -> None:
     from fontTools.ttLib import TTFont
 
     sys.path.insert(0, str(HERE))
-    from make_artwork import _flatten_pen_class
+    from make_artwork import _flatten_pen_class, glyph_outlines
 
     pen_class = _flatten_pen_class()
     out: dict[str, dict] = {}
     for face, path in FACES.items():
         font = TTFont(path)
-        glyphset = font.getGlyphSet()
-        cmap = font.getBestCmap()
-        glyphs = {}
-        for ch in TEXT:
-            name = cmap[ord(ch)]
-            pen = pen_class(glyphset)
-            glyphset[name].draw(pen)
-            glyphs[ch] = {"advance": glyphset[name].width,
-                          "contours": [[[round(x), round(y)] for x, y in c] for c in pen.contours]}
+        glyphs = glyph_outlines(font, TEXT, pen_class)
         names = font["name"]
         out[face] = {"font": Path(path).name, "units_per_em": font["head"].unitsPerEm,
                      "copyright": names.getDebugName(0), "licence": names.getDebugName(13) or "",
