@@ -94,9 +94,10 @@ class Geometry:
     lens_k: float = 0.0
     lens_centre: tuple[float, float] | None = None
     side_slope: tuple[float, float] = (0.0, 0.0)
-    #: how far (image px) a die's edge lies inside its blob's outline on this table (the
-    #: captures' median of vision.dice.outline_inset): side_px leaves it out, and every
-    #: face's fit takes it off its blob's extents; None: a profile from before it was measured
+    #: how far (image px) a die's edge lies inside its blob's outline on this table (a low
+    #: quantile of the captures' vision.dice.outline_inset, vision.training.RIM_QUANTILE):
+    #: side_px leaves it out, and every face's fit takes it off its blob's extents; None: a
+    #: profile from before it was measured
     rim_px: float | None = None
 
     def lens(self) -> Lens:

@@ -625,10 +625,8 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     # table 4 of the wide world: EAST/FISH alike by 0.08, 1 of 12 captures mixed up, refused
     # before; identical art shows 0.2)
     mixed: dict[frozenset, int] = {}
-    for r in results:
-        if r[0] != r[1] == r[4]:
-            key = frozenset((labels[r[0]], labels[r[1]]))
-            mixed[key] = mixed.get(key, 0) + 1
+    for (a, b), n in confused.items():
+        mixed[frozenset((a, b))] = mixed.get(frozenset((a, b)), 0) + n
     alike = alike_labels(plain_t, plain_l, plain_src, labels,
                          learn_ink(ink_cols, plabels_a, len(labels), ink_con))
     twins = [(a, b) for a, b, gap in alike
