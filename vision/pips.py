@@ -84,6 +84,7 @@ class _Pip:
     strength: float
     elong: float = 1.0  # the spot's longer over its shorter axis (a top face's pips are round)
     minor: float = 0.0  # the direction of its shorter axis (radians)
+    shaped: bool = False  # elong and minor measured (`_shape`)
 
 
 @dataclass
@@ -225,6 +226,9 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
 def _shape(p: _Pip, smooth: np.ndarray) -> None:
     """The spot's elongation and the direction of its shorter axis, from the second moments
     of its own pip-coloured pixels (the connected spot at its centre, not its neighbours)."""
+    if p.shaped:
+        return
+    p.shaped = True
     h, w = smooth.shape
     rad = int(math.ceil(2.0 * p.r)) + 1
     x0, y0 = max(0, int(p.x) - rad), max(0, int(p.y) - rad)
@@ -513,12 +517,14 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     hull = face.hull.reshape(-1, 2).astype(np.float64)
     seen: set[frozenset[int]] = set()
     out: list[tuple] = []
-    for combo in _product(cuts):
-        keep = np.ones(len(face.pips), bool)
-        for c in combo:
-            if c is not None:
-                keep &= c[1] * rel[:, c[0]] < c[2]
-        idx = frozenset(np.nonzero(keep)[0].tolist())
+    # each cut as the bit mask of the spots it keeps (bit i: spot i)
+    masks = [[sum(1 << i for i in np.nonzero(c[1] * rel[:, c[0]] < c[2])[0].tolist())
+              if c is not None else (1 << len(face.pips)) - 1 for c in side] for side in cuts]
+    for keep in dict.fromkeys(_and(combo) for combo in _product(masks)):  # in order, once
+        idx = frozenset(i for i in range(len(face.pips)) if keep >> i & 1)
+        if (not 1 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square)
+                or idx in seen):
+            continue  # (what is judged below depends on idx alone)
         cut = [face.pips[i] for i in range(len(face.pips)) if i not in idx]
         # every spot cut off is squeezed across the edge it lies beyond: a side face's pip
         # (a top face's pips are round: the top face is parallel to the picture)
@@ -531,8 +537,7 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
             (face.pips[i].elong for i in idx), default=1.0)
         # a lone pip does not fix a face (a corner pip of a face partly hidden would do),
         # unless what is cut off is plainly side faces' pips
-        if (not (1 if squeezed else 2) <= len(idx) <= 6
-                or (len(idx) == len(face.pips) and face.square) or idx in seen):
+        if len(idx) == 1 and not squeezed:
             continue
         seen.add(idx)
         alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)], cut, axes, hull, sides,
@@ -549,6 +554,14 @@ def _squeezed(p: _Pip, face_angle: float, axis: int) -> bool:
         return False
     d = face_angle + axis * math.pi / 2
     return abs((p.minor - d + math.pi / 2) % math.pi - math.pi / 2) < math.radians(25)
+
+
+def _and(masks: tuple[int, ...]) -> int:
+    """The bits set in every mask."""
+    out = -1
+    for m in masks:
+        out &= m
+    return out
 
 
 def _product(lists: list[list]) -> list[tuple]:
