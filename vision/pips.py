@@ -68,6 +68,7 @@ DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it, is its pip
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
+SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
 #: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
@@ -520,7 +521,7 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     # each cut as the bit mask of the spots it keeps (bit i: spot i)
     masks = [[sum(1 << i for i in np.nonzero(c[1] * rel[:, c[0]] < c[2])[0].tolist())
               if c is not None else (1 << len(face.pips)) - 1 for c in side] for side in cuts]
-    for keep in dict.fromkeys(_and(combo) for combo in _product(masks)):  # in order, once
+    for keep in dict.fromkeys(_and(c) for c in _product(masks)):  # in order, once
         idx = frozenset(i for i in range(len(face.pips)) if keep >> i & 1)
         if (not 1 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square)
                 or idx in seen):
@@ -545,6 +546,12 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
         if alt is not None:
             out.append(alt)
     return out
+
+
+def _turned(grid_angle: float, face_angle: float) -> bool:
+    """Whether a grid of pips is turned against the face's edges by more than SQUARE_TURN
+    (a die's layout is square with its edges; two spots of a pattern lie at any angle)."""
+    return abs((grid_angle - face_angle + 45) % 90 - 45) > SQUARE_TURN
 
 
 def _squeezed(p: _Pip, face_angle: float, axis: int) -> bool:
@@ -578,7 +585,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     """The reading of `spots` as the top face with `cut` beyond its inner edges, or None."""
     n = len(spots)
     centre, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
-    if res > 0.22 or abs((turn - face.angle + 45) % 90 - 45) > 12:
+    if res > 0.22 or _turned(turn, face.angle):
         return None  # not a layout, or not square with the die's edges
     c = np.array(centre)
     rc = (np.array([[p.x, p.y] for p in cut]).reshape(-1, 2) - c) @ axes.T
@@ -645,6 +652,8 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
     if not 0.17 * side <= s <= 0.42 * side:
         return None, 0.3, "pip spacing does not fit the face", centre, angle, s
+    if n >= 2 and _turned(angle, face.angle):  # a die's pips are square with its edges
+        return None, 0.3, "the pips are not square with the face's edges", centre, angle, s
     off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / side
     if centred and off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
         return None, 0.3, "the pips are not in the middle of the face", centre, angle, s
@@ -654,13 +663,17 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
     # the pips' level as the same sampler sees it, on the layout's own points
     pip_v = float(np.median(vals[_OCC[n - 1, 0] > 0])) if n != 1 else float(vals[4])
-    span = pip_v - face.body
-    if abs(span) < 0.03:
-        return None, 0.2, "pips too faint", centre, angle, s
-    ts = [(vals - face.body) / span]
+    grids = [vals]
     if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
-        ts += [(_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s)) - face.body)
-               / span for f in (0.27, 0.32, 0.37)]
+        grids += [_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s))
+                  for f in (0.27, 0.32, 0.37)]
+    # the body's level where the layout has no pip, as the same sampler sees it (the
+    # region's median takes in its rim and bevel, shaded otherwise than the face's middle)
+    body = float(np.median(np.concatenate([g[_OCC[n - 1, 0] == 0] for g in grids])))
+    span = pip_v - body
+    if abs(span) < 0.03 or (span > 0) != face.light:
+        return None, 0.2, "pips too faint", centre, angle, s
+    ts = [(g - body) / span for g in grids]
     # per count and quarter turn, the worst grid point at every spacing tried
     worst = np.max(np.abs(np.array(ts)[None, None, :, :] - _OCC[:, :, None, :]), 3)  # (6, 4, t)
     errs = {m + 1: float(v) for m, v in enumerate(np.min(np.max(worst, 2), 1))}
