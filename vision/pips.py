@@ -899,7 +899,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
             rd.label, rd.confidence = None, 0.3
             rd.why = "more than twice the size of the dice near it"
-    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2), kept_faces)
     for rd, face in zip(kept, kept_faces, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour):
             rd.label, rd.confidence = None, 0.3
@@ -913,22 +913,25 @@ def _alike(a: ObjectReading, b: ObjectReading) -> bool:
     return min(a.size_px, b.size_px) >= 0.6 * max(a.size_px, b.size_px)
 
 
-def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
+def _side_faces(faces: list, centre: tuple[float, float], made: list[_Face] | None = None
+                ) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
     side towards the middle, as deep as the die's distance from the middle over the lens's
     focal length (up to about a whole side at the edge of a wide lens's picture). Touching
     dice stand at least a side apart, centre to centre; a top face and its own side face are
-    closer: half a side plus half that depth. Of two faces that close (the outer one read),
-    the one nearer the middle is a side face. (A side face showing four or more pips is also
+    closer: half a side plus half that depth. Of two faces that close (the outer one read)
+    and of one die's colour (`_one_die_colour`, where the faces `made` are given), the one
+    nearer the middle is a side face. (A side face showing four or more pips is also
     told by its squeezed grid, in `_judge`.)
     """
     longer = 2 * max(centre)  # the picture's longer side (centre: its middle)
     out: set[int] = set()
     for i, a in enumerate(faces):
-        for b in faces:
-            if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
+        for j, b in enumerate(faces):
+            if (b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5
+                    or (made is not None and not _one_die_colour(made[i], made[j]))):
                 continue
             # the deepest side face a lens as wide as 90 degrees across shows there
             depth = min(1.0, math.hypot(b.center[0] - centre[0], b.center[1] - centre[1])
@@ -966,15 +969,21 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
             if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= NEAR * max(
                     rd.size_px, o.size_px):
                 continue
-            fo = faces[j]
-            a, b = sum(fa.colour) + 3.0, sum(fo.colour) + 3.0
-            if not _same_hue(np.array(fa.colour), np.array(fo.colour)) or max(a, b) > 3 * min(a, b):
+            if not _one_die_colour(fa, faces[j]):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
+            fo = faces[j]
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
+
+
+def _one_die_colour(a: _Face, b: _Face) -> bool:
+    """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
+    side face is lit otherwise than the top face, not so much)."""
+    la, lb = sum(a.colour) + 3.0, sum(b.colour) + 3.0
+    return _same_hue(np.array(a.colour), np.array(b.colour)) and max(la, lb) <= 3 * min(la, lb)
 
 
 def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
