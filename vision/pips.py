@@ -584,10 +584,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
                  squeezed: bool = False) -> tuple | None:
     """The reading of `spots` as the top face with `cut` beyond its inner edges, or None."""
     n = len(spots)
-    centre, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
-    if res > 0.22 or _turned(turn, face.angle):
-        return None  # not a layout, or not square with the die's edges
-    c = np.array(centre)
+    c = np.array([[p.x, p.y] for p in spots]).mean(0)  # the grid's centre (`_fit_grid`'s)
     rc = (np.array([[p.x, p.y] for p in cut]).reshape(-1, 2) - c) @ axes.T
     # which sides the cut spots lie beyond: they must be sides a side face can show on
     cut_sides = set()
@@ -609,6 +606,10 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     half = float(np.median(ext))
     if half <= 0 or max(abs(e - half) for e in ext) > 0.25 * half:
         return None
+    # (the checks above need only the grid's centre; the grid itself is fitted last)
+    _, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
+    if res > 0.22 or _turned(turn, face.angle):
+        return None  # not a layout, or not square with the die's edges
     side = 2 * half
     if n == 1:
         s = 0.3 * side  # a lone pip fixes no spacing (the grid check tries every one)
