@@ -102,7 +102,9 @@ class _Face:
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
     aspect: float = 1.0  # the region's shorter side over its longer (1: not foreshortened)
     around: np.ndarray | None = None  # (x, y, r, centre, body) of the level's spots near it
+    around_pips: list[_Pip] | None = None  # the same spots
     image: np.ndarray | None = None  # the level's BGR picture
+    smooth: np.ndarray | None = None  # the level's smoothed grey (0..1)
 
 
 def _ring_offsets(n: int = N_RING) -> np.ndarray:
@@ -548,6 +550,7 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     return out
 
 
+
 def _turned(grid_angle: float, face_angle: float) -> bool:
     """Whether a grid of pips is turned against the face's edges by more than SQUARE_TURN
     (a die's layout is square with its edges; two spots of a pattern lie at any angle)."""
@@ -723,7 +726,10 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
             p = of[f.light][i]
             if cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
                 f.pips.append(p)
-        f.around = xyr[np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]) < 2.5 * f.side]
+        near = np.nonzero(np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1])
+                          < 2.5 * f.side)[0]
+        f.around, f.around_pips = xyr[near], [of[f.light][i] for i in near]
+        f.smooth = smooth
         f.image = bgr
     return faces, smooth
 
@@ -775,8 +781,10 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     polarity, size and grey) lies beyond the region, within 2.5 of its sides, and the body's
     colour runs on to it, within the fill's tolerance, with no die's edge between (a rim, a
     bevel, a side face lit otherwise). A die showing one has only its rim, its side faces and
-    the table round it; the pips of a die touching it lie past two rims."""
-    _, _, _, centre, _, _, fside = judged
+    the table round it; the pips of a die touching it lie past two rims. A spot squeezed
+    across the face's edge it lies beyond (and 1.3 times as squeezed as the lone pip) is a
+    side face's pip seen at a slant, however its bevel is lit, and does not count."""
+    _, _, _, centre, angle, _, fside = judged
     xyr = f.around
     if xyr is None or not len(xyr) or f.image is None or len(f.pips) != 1:
         return False
@@ -790,6 +798,15 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     t = np.linspace(0.0, 1.0, 32)
     for k in near:
         x, y = xyr[k, :2]
+        if f.around_pips is not None and f.smooth is not None:
+            q = f.around_pips[k]
+            _shape(q, f.smooth)
+            _shape(p, f.smooth)
+            # squeezed across the face's edge it lies beyond (as in `_top_face_cut`)
+            towards = math.atan2(y - centre[1], x - centre[0]) - math.radians(angle)
+            axis = int(abs(math.sin(towards)) > abs(math.cos(towards)))
+            if _squeezed(q, math.radians(angle), axis) and q.elong >= MORE_SQUEEZED * p.elong:
+                continue  # a side face's pip seen at a slant past the edge, not the face's
         line = _sample(f.image, centre[0] + t * (x - centre[0]),
                        centre[1] + t * (y - centre[1])).astype(np.float32)
         # the two pips at the ends of the line set aside (the samples nearer their colour
