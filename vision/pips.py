@@ -68,6 +68,7 @@ DOG_MIN = 5  # least difference of Gaussians at a candidate (grey levels)
 CUT_MIN_CONF = 0.7  # a top face cut out of a larger region is read only this sure
 PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it, is its pip
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
+SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
 #: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
@@ -84,6 +85,7 @@ class _Pip:
     strength: float
     elong: float = 1.0  # the spot's longer over its shorter axis (a top face's pips are round)
     minor: float = 0.0  # the direction of its shorter axis (radians)
+    shaped: bool = False  # elong and minor measured (`_shape`)
 
 
 @dataclass
@@ -100,7 +102,9 @@ class _Face:
     colour: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the body's BGR (0..255)
     aspect: float = 1.0  # the region's shorter side over its longer (1: not foreshortened)
     around: np.ndarray | None = None  # (x, y, r, centre, body) of the level's spots near it
+    around_pips: list[_Pip] | None = None  # the same spots
     image: np.ndarray | None = None  # the level's BGR picture
+    smooth: np.ndarray | None = None  # the level's smoothed grey (0..1)
 
 
 def _ring_offsets(n: int = N_RING) -> np.ndarray:
@@ -225,6 +229,9 @@ def _refine(p: _Pip, smooth: np.ndarray) -> None:
 def _shape(p: _Pip, smooth: np.ndarray) -> None:
     """The spot's elongation and the direction of its shorter axis, from the second moments
     of its own pip-coloured pixels (the connected spot at its centre, not its neighbours)."""
+    if p.shaped:
+        return
+    p.shaped = True
     h, w = smooth.shape
     rad = int(math.ceil(2.0 * p.r)) + 1
     x0, y0 = max(0, int(p.x) - rad), max(0, int(p.y) - rad)
@@ -513,12 +520,14 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     hull = face.hull.reshape(-1, 2).astype(np.float64)
     seen: set[frozenset[int]] = set()
     out: list[tuple] = []
-    for combo in _product(cuts):
-        keep = np.ones(len(face.pips), bool)
-        for c in combo:
-            if c is not None:
-                keep &= c[1] * rel[:, c[0]] < c[2]
-        idx = frozenset(np.nonzero(keep)[0].tolist())
+    # each cut as the bit mask of the spots it keeps (bit i: spot i)
+    masks = [[sum(1 << i for i in np.nonzero(c[1] * rel[:, c[0]] < c[2])[0].tolist())
+              if c is not None else (1 << len(face.pips)) - 1 for c in side] for side in cuts]
+    for keep in dict.fromkeys(_and(c) for c in _product(masks)):  # in order, once
+        idx = frozenset(i for i in range(len(face.pips)) if keep >> i & 1)
+        if (not 1 <= len(idx) <= 6 or (len(idx) == len(face.pips) and face.square)
+                or idx in seen):
+            continue  # (what is judged below depends on idx alone)
         cut = [face.pips[i] for i in range(len(face.pips)) if i not in idx]
         # every spot cut off is squeezed across the edge it lies beyond: a side face's pip
         # (a top face's pips are round: the top face is parallel to the picture)
@@ -531,8 +540,7 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
             (face.pips[i].elong for i in idx), default=1.0)
         # a lone pip does not fix a face (a corner pip of a face partly hidden would do),
         # unless what is cut off is plainly side faces' pips
-        if (not (1 if squeezed else 2) <= len(idx) <= 6
-                or (len(idx) == len(face.pips) and face.square) or idx in seen):
+        if len(idx) == 1 and not squeezed:
             continue
         seen.add(idx)
         alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)], cut, axes, hull, sides,
@@ -542,6 +550,13 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     return out
 
 
+
+def _turned(grid_angle: float, face_angle: float) -> bool:
+    """Whether a grid of pips is turned against the face's edges by more than SQUARE_TURN
+    (a die's layout is square with its edges; two spots of a pattern lie at any angle)."""
+    return abs((grid_angle - face_angle + 45) % 90 - 45) > SQUARE_TURN
+
+
 def _squeezed(p: _Pip, face_angle: float, axis: int) -> bool:
     """Whether a spot is squeezed (a pip of a side face seen at a slant) along the face's
     edge direction `axis` (0: the face's angle, 1: square to it)."""
@@ -549,6 +564,14 @@ def _squeezed(p: _Pip, face_angle: float, axis: int) -> bool:
         return False
     d = face_angle + axis * math.pi / 2
     return abs((p.minor - d + math.pi / 2) % math.pi - math.pi / 2) < math.radians(25)
+
+
+def _and(masks: tuple[int, ...]) -> int:
+    """The bits set in every mask."""
+    out = -1
+    for m in masks:
+        out &= m
+    return out
 
 
 def _product(lists: list[list]) -> list[tuple]:
@@ -564,10 +587,7 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
                  squeezed: bool = False) -> tuple | None:
     """The reading of `spots` as the top face with `cut` beyond its inner edges, or None."""
     n = len(spots)
-    centre, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
-    if res > 0.22 or abs((turn - face.angle + 45) % 90 - 45) > 12:
-        return None  # not a layout, or not square with the die's edges
-    c = np.array(centre)
+    c = np.array([[p.x, p.y] for p in spots]).mean(0)  # the grid's centre (`_fit_grid`'s)
     rc = (np.array([[p.x, p.y] for p in cut]).reshape(-1, 2) - c) @ axes.T
     # which sides the cut spots lie beyond: they must be sides a side face can show on
     cut_sides = set()
@@ -589,6 +609,10 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     half = float(np.median(ext))
     if half <= 0 or max(abs(e - half) for e in ext) > 0.25 * half:
         return None
+    # (the checks above need only the grid's centre; the grid itself is fitted last)
+    _, turn, s, res = _fit_grid(spots, n, face.angle, face.side)
+    if res > 0.22 or _turned(turn, face.angle):
+        return None  # not a layout, or not square with the die's edges
     side = 2 * half
     if n == 1:
         s = 0.3 * side  # a lone pip fixes no spacing (the grid check tries every one)
@@ -632,6 +656,8 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
     if not 0.17 * side <= s <= 0.42 * side:
         return None, 0.3, "pip spacing does not fit the face", centre, angle, s
+    if n >= 2 and _turned(angle, face.angle):  # a die's pips are square with its edges
+        return None, 0.3, "the pips are not square with the face's edges", centre, angle, s
     off = math.hypot(centre[0] - face.center[0], centre[1] - face.center[1]) / side
     if centred and off > (MAX_OFF if n <= 3 else 2 * MAX_OFF):  # a sparse layout is checked less
         return None, 0.3, "the pips are not in the middle of the face", centre, angle, s
@@ -641,13 +667,17 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     vals = _grid_values(smooth, centre, angle, s, min(r, 0.4 * s))
     # the pips' level as the same sampler sees it, on the layout's own points
     pip_v = float(np.median(vals[_OCC[n - 1, 0] > 0])) if n != 1 else float(vals[4])
-    span = pip_v - face.body
-    if abs(span) < 0.03:
-        return None, 0.2, "pips too faint", centre, angle, s
-    ts = [(vals - face.body) / span]
+    grids = [vals]
     if n == 1:  # one pip does not fix the grid's spacing: every spacing a die may have
-        ts += [(_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s)) - face.body)
-               / span for f in (0.27, 0.32, 0.37)]
+        grids += [_grid_values(smooth, centre, angle, f * side, min(r, 0.4 * s))
+                  for f in (0.27, 0.32, 0.37)]
+    # the body's level where the layout has no pip, as the same sampler sees it (the
+    # region's median takes in its rim and bevel, shaded otherwise than the face's middle)
+    body = float(np.median(np.concatenate([g[_OCC[n - 1, 0] == 0] for g in grids])))
+    span = pip_v - body
+    if abs(span) < 0.03 or (span > 0) != face.light:
+        return None, 0.2, "pips too faint", centre, angle, s
+    ts = [(g - body) / span for g in grids]
     # per count and quarter turn, the worst grid point at every spacing tried
     worst = np.max(np.abs(np.array(ts)[None, None, :, :] - _OCC[:, :, None, :]), 3)  # (6, 4, t)
     errs = {m + 1: float(v) for m, v in enumerate(np.min(np.max(worst, 2), 1))}
@@ -696,7 +726,10 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
             p = of[f.light][i]
             if cv2.pointPolygonTest(f.hull, (p.x, p.y), True) > -0.6 * p.r:
                 f.pips.append(p)
-        f.around = xyr[np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]) < 2.5 * f.side]
+        near = np.nonzero(np.hypot(xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1])
+                          < 2.5 * f.side)[0]
+        f.around, f.around_pips = xyr[near], [of[f.light][i] for i in near]
+        f.smooth = smooth
         f.image = bgr
     return faces, smooth
 
@@ -748,8 +781,10 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     polarity, size and grey) lies beyond the region, within 2.5 of its sides, and the body's
     colour runs on to it, within the fill's tolerance, with no die's edge between (a rim, a
     bevel, a side face lit otherwise). A die showing one has only its rim, its side faces and
-    the table round it; the pips of a die touching it lie past two rims."""
-    _, _, _, centre, _, _, fside = judged
+    the table round it; the pips of a die touching it lie past two rims. A spot squeezed
+    across the face's edge it lies beyond (and 1.3 times as squeezed as the lone pip) is a
+    side face's pip seen at a slant, however its bevel is lit, and does not count."""
+    _, _, _, centre, angle, _, fside = judged
     xyr = f.around
     if xyr is None or not len(xyr) or f.image is None or len(f.pips) != 1:
         return False
@@ -763,6 +798,15 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     t = np.linspace(0.0, 1.0, 32)
     for k in near:
         x, y = xyr[k, :2]
+        if f.around_pips is not None and f.smooth is not None:
+            q = f.around_pips[k]
+            _shape(q, f.smooth)
+            _shape(p, f.smooth)
+            # squeezed across the face's edge it lies beyond (as in `_top_face_cut`)
+            towards = math.atan2(y - centre[1], x - centre[0]) - math.radians(angle)
+            axis = int(abs(math.sin(towards)) > abs(math.cos(towards)))
+            if _squeezed(q, math.radians(angle), axis) and q.elong >= MORE_SQUEEZED * p.elong:
+                continue  # a side face's pip seen at a slant past the edge, not the face's
         line = _sample(f.image, centre[0] + t * (x - centre[0]),
                        centre[1] + t * (y - centre[1])).astype(np.float32)
         # the two pips at the ends of the line set aside (the samples nearer their colour
@@ -873,7 +917,7 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
             rd.label, rd.confidence = None, 0.3
             rd.why = "more than twice the size of the dice near it"
-    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2))
+    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2), kept_faces)
     for rd, face in zip(kept, kept_faces, strict=True):
         if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour):
             rd.label, rd.confidence = None, 0.3
@@ -887,22 +931,25 @@ def _alike(a: ObjectReading, b: ObjectReading) -> bool:
     return min(a.size_px, b.size_px) >= 0.6 * max(a.size_px, b.size_px)
 
 
-def _side_faces(faces: list, centre: tuple[float, float]) -> set[int]:
+def _side_faces(faces: list, centre: tuple[float, float], made: list[_Face] | None = None
+                ) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
     side towards the middle, as deep as the die's distance from the middle over the lens's
     focal length (up to about a whole side at the edge of a wide lens's picture). Touching
     dice stand at least a side apart, centre to centre; a top face and its own side face are
-    closer: half a side plus half that depth. Of two faces that close (the outer one read),
-    the one nearer the middle is a side face. (A side face showing four or more pips is also
+    closer: half a side plus half that depth. Of two faces that close (the outer one read)
+    and of one die's colour (`_one_die_colour`, where the faces `made` are given), the one
+    nearer the middle is a side face. (A side face showing four or more pips is also
     told by its squeezed grid, in `_judge`.)
     """
     longer = 2 * max(centre)  # the picture's longer side (centre: its middle)
     out: set[int] = set()
     for i, a in enumerate(faces):
-        for b in faces:
-            if b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5:
+        for j, b in enumerate(faces):
+            if (b is a or b.label is None or not 0.5 < a.size_px / b.size_px < 1.5
+                    or (made is not None and not _one_die_colour(made[i], made[j]))):
                 continue
             # the deepest side face a lens as wide as 90 degrees across shows there
             depth = min(1.0, math.hypot(b.center[0] - centre[0], b.center[1] - centre[1])
@@ -940,15 +987,21 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
             if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= NEAR * max(
                     rd.size_px, o.size_px):
                 continue
-            fo = faces[j]
-            a, b = sum(fa.colour) + 3.0, sum(fo.colour) + 3.0
-            if not _same_hue(np.array(fa.colour), np.array(fo.colour)) or max(a, b) > 3 * min(a, b):
+            if not _one_die_colour(fa, faces[j]):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
+            fo = faces[j]
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
+
+
+def _one_die_colour(a: _Face, b: _Face) -> bool:
+    """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
+    side face is lit otherwise than the top face, not so much)."""
+    la, lb = sum(a.colour) + 3.0, sum(b.colour) + 3.0
+    return _same_hue(np.array(a.colour), np.array(b.colour)) and max(la, lb) <= 3 * min(la, lb)
 
 
 def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:

@@ -150,6 +150,46 @@ def test_a_side_face_next_to_its_top_face_is_not_reported_touching_dice_are():
                        middle) == {1}
 
 
+
+def test_a_die_of_another_colour_is_not_a_side_face():
+    # a red die close beside a green one (a tilted camera's view, the two touching) is a
+    # die of its own: a side face has its die's colour
+    from vision.objects import ObjectReading
+    from vision.pips import _Face, _side_faces
+
+    def made(colour):
+        return _Face(0, (0.0, 0.0), 40.0, 0.0, np.zeros((4, 1, 2), np.float32), 0.5, True, [],
+                     colour=colour)
+
+    middle = (320.0, 240.0)
+    top = ObjectReading("pips", "4", 0.9, (100.0, 100.0), size_px=50.0)
+    beside = ObjectReading("pips", "5", 0.9, (125.0, 115.0), size_px=50.0)
+    green, red = (43.0, 113.0, 51.0), (33.0, 29.0, 159.0)
+    assert _side_faces([top, beside], middle, [made(green), made(red)]) == set()
+    # the same die's side face, lit otherwise (darker), is one
+    assert _side_faces([top, beside], middle, [made(green), made((22.0, 60.0, 27.0))]) == {1}
+
+
+def test_pips_not_square_with_the_faces_edges_are_not_a_die():
+    # two dark spots on a light square region: on its diagonal they are a two; turned 25
+    # degrees off it (a pattern's spots, not a die's layout) they are not read
+    from vision.pips import _Face, _judge_spots, _Pip
+
+    def judged(turn_deg):
+        img = np.full((120, 120), 230, np.uint8)
+        a = math.radians(45 + turn_deg)
+        pts = [(60 + sg * 22 * math.cos(a), 60 + sg * 22 * math.sin(a)) for sg in (-1, 1)]
+        for x, y in pts:
+            cv2.circle(img, (round(x), round(y)), 6, 30, -1, cv2.LINE_AA)
+        smooth = cv2.GaussianBlur(img, (0, 0), 1.0).astype(np.float32) / 255
+        spots = [_Pip(x, y, 6.0, False, 0.12, 0.9, 1.0) for x, y in pts]
+        hull = np.array([[[20, 20]], [[100, 20]], [[100, 100]], [[20, 100]]], np.float32)
+        face = _Face(0, (60.0, 60.0), 80.0, 0.0, hull, 0.9, False, spots)
+        return _judge_spots(face, spots, smooth)
+
+    assert judged(0)[0] == "2"
+    assert judged(25)[0] is None and "square" in judged(25)[2]
+
 def _dark_die_off_axis(top: int, left: int, depth: float, side: int = 80,
                        centre=(520, 110)) -> np.ndarray:
     """A black die far from the picture's middle, drawn without the scene renderer: its top
