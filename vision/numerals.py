@@ -55,6 +55,16 @@ READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
 MIN_MARGIN = 0.035  # by which the best label beats every other (0.02 made no error on dev)
+#: the closed loops (counters) each label's print has: a "6" one, a "4" one or none (open
+#: or closed top), the others none. On 300 dice outside the bench's seeds every "6" had one
+#: of at least 0.058 of its print's box, and of the other labels one "5" (a bold bowl closed,
+#: 0.056); specks of noise are far smaller
+LOOPS = {"1/7": (0,), "2": (0,), "3": (0,), "4": (0, 1), "5": (0,), "6": (1,)}
+LOOP_MIN = 0.03  # least area of a loop over the print's bounding box
+ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer axis over its
+#               shorter): a top face through a camera tilted 30 degrees, seen up to 40
+#               degrees off the lens's axis (1 / cos 40 = 1.31), and a little more
+INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
 #                       misread was under 0.67 (a side face 0.64, a "1/7" as 5 0.53), 1.6%
@@ -249,6 +259,22 @@ def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
     return LABELS[i], b, margin, turns
 
 
+def loops(mask: np.ndarray) -> int:
+    """How many closed loops (holes of at least LOOP_MIN of its bounding box) the ink
+    (float, 1 = ink) has: the print's topology, which no template score stands in for (a
+    "6" read as a "3" or a "5" has a loop neither has)."""
+    m = (mask > 0.5).astype(np.uint8)
+    ys, xs = np.nonzero(m)
+    if not len(xs):
+        return 0
+    box = float((np.ptp(xs) + 1) * (np.ptp(ys) + 1))
+    cs, hier = cv2.findContours(m, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is None:
+        return 0
+    return sum(1 for c, h in zip(cs, hier[0], strict=True)
+               if h[3] >= 0 and cv2.contourArea(c) >= LOOP_MIN * box)
+
+
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) of ink of a numeral's size: pieces side by side joined, then
     every piece alone."""
@@ -301,17 +327,45 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
-    """(centre, side, angle) of a region that can be a numeral die's face, else None."""
-    area = cv2.contourArea(hull)
+    """(centre, side, angle, corners) of a region that can be a numeral die's face, else
+    None: a square as seen (corners None), or else a square seen at a slant (a
+    parallelogram, up to ASPECT times longer one way than the other): the region made round
+    by its second moments (a parallelogram's moments are a square's stretched by the same
+    affine map) must be a square there; corners: its parallelogram's, in order round it."""
     (fx, fy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 6 or rh < 6:
         return None
     side = math.sqrt(rw * rh)
+    if (max(rw, rh) / min(rw, rh) <= 1.3 and cv2.contourArea(hull) / (rw * rh) >= 0.78
+            and 0.25 <= gh / side <= 0.8 and math.hypot(fx - glyph[0], fy - glyph[1])
+            <= 0.18 * side):
+        return (fx, fy), side, ang % 90.0, None  # square as seen: read turned, not mapped
+    mo = cv2.moments(hull)
+    if mo["m00"] <= 0:
+        return None
+    cov = np.array([[mo["mu20"], mo["mu11"]], [mo["mu11"], mo["mu02"]]]) / mo["m00"]
+    ev, vecs = np.linalg.eigh(cov)
+    if ev[0] <= 0 or math.sqrt(ev[1] / ev[0]) > ASPECT:
+        return None
+    # the map that makes the region round, keeping its area (determinant 1)
+    w = (ev.prod() ** 0.25) * np.diag(ev ** -0.5) @ vecs.T
+    c = np.array([mo["m10"], mo["m01"]]) / mo["m00"]
+    round_pts = ((hull.reshape(-1, 2) - c) @ w.T).astype(np.float32)
+    area = cv2.contourArea(round_pts)
+    rect = cv2.minAreaRect(round_pts)
+    (fx, fy), (rw, rh), _ = rect
+    if rw < 6 or rh < 6:
+        return None
+    side = math.sqrt(rw * rh)
+    centre = c + np.linalg.solve(w, [fx, fy])
     if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < 0.78
             or not 0.25 <= gh / side <= 0.8
-            or math.hypot(fx - glyph[0], fy - glyph[1]) > 0.18 * side):
+            or math.hypot(centre[0] - glyph[0], centre[1] - glyph[1]) > 0.18 * side):
         return None
-    return (fx, fy), side, ang % 90.0
+    corners = c + cv2.boxPoints(rect).astype(np.float64) @ np.linalg.inv(w).T
+    edge = corners[1] - corners[0]
+    return ((float(centre[0]), float(centre[1])), side,
+            math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners)
 
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
@@ -408,9 +462,9 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             grown = grow_face(bgr, box, reach=REACH)
             if grown is None:
                 continue
-            hull, _, (centre, side, ang) = grown
+            hull, _, (centre, side, ang, rect) = grown
             taken.append((centre[0], centre[1], side))
-            rd = _read_face(bgr, greys, hull, centre, side, ang, profile)
+            rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect)
             if rd is None:
                 continue
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
@@ -533,11 +587,13 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
 
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
-               profile: NumeralProfile) -> NumeralReading | None:
+               profile: NumeralProfile, rect: np.ndarray | None = None
+               ) -> NumeralReading | None:
     """One face's numeral and colour (the place in pixels of the level the face was found
     at, the last of greys; the caller scales it); None where nothing is printed on it (a
     patch of cloth is no die to flag). The numeral is read at the finest level where the
-    face is at most READ_PX across."""
+    face is at most READ_PX across; the face's parallelogram (rect's corners, in order round
+    it) is mapped square first (a face foreshortened by a tilted camera)."""
     level = len(greys) - 1
     pts = hull.reshape(-1, 2).astype(np.float64)
     # the face's window at its level (the colour is read there)
@@ -554,8 +610,18 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     fgrey = greys[fine]
     # the face turned square and cut out, a little inside its edge
     out = max(16, int(math.ceil(side * f * 0.84)))
-    m = cv2.getRotationMatrix2D(fc, ang, 1.0)
-    m[:, 2] += (out / 2 - fc[0], out / 2 - fc[1])
+    if rect is None:
+        m = cv2.getRotationMatrix2D(fc, ang, 1.0)
+        m[:, 2] += (out / 2 - fc[0], out / 2 - fc[1])
+    else:
+        # the parallelogram's corners a little inside the edge (0.84, as the square's) onto the
+        # square's, turning the same way round (a mirrored print would read wrong)
+        q = np.asarray(fc) + 0.84 * ((rect + 0.5) * f - 0.5 - np.asarray(fc))
+        u, v = q[1] - q[0], q[2] - q[1]
+        if u[0] * v[1] - u[1] * v[0] < 0:
+            q = q[[0, 3, 2, 1]]
+        m = cv2.getAffineTransform(q[:3].astype(np.float32),
+                                   np.float32([[0, 0], [out, 0], [out, out]]))
     g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
     inside = np.zeros((out, out), np.uint8)
     fpts = (pts + 0.5) * f - 0.5
@@ -569,6 +635,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     if body - dark < 25:
         return None  # no print on it (the ink that found it is a coarser level's noise)
     ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
+    fine_body, fine_dark = body, dark
     ys, xs = np.nonzero(ink)
     if len(xs) and (max(np.ptp(xs), np.ptp(ys)) + 1 < MIN_PRINT * out / 0.84 or math.hypot(
             (xs.min() + xs.max() + 1) / 2 - out / 2, (ys.min() + ys.max() + 1) / 2 - out / 2)
@@ -593,6 +660,23 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                            + (margin - MIN_MARGIN) * 2)
     if conf < MIN_CONFIDENCE:
         label = None
+    why_not = f"the print is like no numeral (best {score:.2f}, margin {margin:.2f})"
+    if label is not None and (n_loops := loops(ink)) not in LOOPS[label]:
+        has = " or ".join(map(str, LOOPS[label]))
+        why_not = (f"the print reads {label} but has {n_loops} closed loop"
+                   f"{'s' if n_loops != 1 else ''} (a {label} has {has})")
+        label = None
+    if label is not None:
+        # the print cut at another grey (its strokes' soft edges taken in): a reading that
+        # turns into another label with where the ink is cut (a loop's thin side lost in a
+        # highlight) is unsure; one the lighter cut reads as nothing (strokes run together)
+        # stands
+        other = classify_ink(_numeral_ink((g < fine_dark + INK_CUT_2 * (fine_body - fine_dark))
+                                          & (inside > 0), inside))[0]
+        if other not in (None, label):
+            why_not = (f"the print reads {label} cut at mid-grey but {other} cut lighter "
+                       "(a stroke lost or joined by the cut)")
+            label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
     colour, cconf, bc, raw = None, 0.0, None, None
@@ -606,10 +690,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
     if label is None:
-        return NumeralReading("numerals", None, 0.3, centre,
-                              why=f"the print is like no numeral (best {score:.2f}, margin "
-                                  f"{margin:.2f})", colour=colour, colour_confidence=cconf,
-                              body_chroma=bc, body_grey=body, raw_chroma=raw)
+        return NumeralReading("numerals", None, 0.3, centre, why=why_not, colour=colour,
+                              colour_confidence=cconf, body_chroma=bc, body_grey=body, raw_chroma=raw)
     return NumeralReading("numerals", label, float(min(1.0, conf)), centre, angle_deg=ang,
                           colour=colour, colour_confidence=cconf, body_chroma=bc,
                           body_grey=body, raw_chroma=raw)

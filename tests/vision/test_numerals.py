@@ -14,10 +14,14 @@ from vision.bench_kinds import KindResult, score
 from vision.errors import BadImage, VisionError
 from vision.numerals import (
     LABELS,
+    LOOPS,
+    TEMPLATE_FACES,
+    TEMPLATE_FONTS,
     NumeralProfile,
     calibrate_numerals,
     default_profile,
     load_numeral_profile,
+    loops,
     read_numerals,
 )
 from vision.scenes_numerals import FACE_LABELS, make_numeral_scene, namaste_dice, render_text
@@ -79,6 +83,32 @@ def test_small_and_large_dice_are_read(side):
     out = read_numerals(img)
     assert [o.label for o in out] == ["6"], [o.to_json() for o in out]
     assert math.hypot(out[0].center[0] - 480, out[0].center[1] - 360) < 0.1 * side
+
+
+@pytest.mark.parametrize("squash", [1 / 1.35, 1.3])
+def test_a_face_foreshortened_by_a_tilted_camera_is_read(squash):
+    # a square face turned on the table, seen at a slant: a parallelogram, made square again
+    img = _die_image("5", turn=25.0, frame=(480, 640))
+    img = cv2.resize(img, (640, round(480 * squash)), interpolation=cv2.INTER_AREA)
+    out = read_numerals(img)
+    assert [o.label for o in out] == ["5"], [o.to_json() for o in out]
+
+
+def test_a_face_squashed_as_a_side_face_is_not_read():
+    # twice as long one way as the other: a side face's slant, no top face's
+    img = _die_image("5", turn=25.0, frame=(480, 640))
+    out = read_numerals(cv2.resize(img, (640, 240), interpolation=cv2.INTER_AREA))
+    assert [o.label for o in out if o.label is not None] == [], [o.to_json() for o in out]
+
+
+def test_each_label_has_its_loops_and_a_6_is_no_3():
+    # the topology of the prints in the template fonts, and in a font no template has
+    for font, weight in TEMPLATE_FONTS + TEMPLATE_FACES + ((cv2.FONT_HERSHEY_PLAIN, 0.1),):
+        for lab in LABELS:
+            assert loops(render_text(lab, font, 40, weight)) in LOOPS[lab], (lab, font)
+    six = render_text("6", "dejavusans", 40, 0.0)
+    assert loops(six) == 1 and 1 not in LOOPS["3"] and 1 not in LOOPS["5"]
+    assert loops(np.zeros((10, 10), np.float32)) == 0
 
 
 def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
