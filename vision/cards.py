@@ -70,6 +70,8 @@ EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame'
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+GAP_CLOSE = 5  # px (at DETECT_SIDE): gaps in a card's edge this wide are closed, where the
+#                narrower closing found no card
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
@@ -531,7 +533,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     raw = edges
     edges = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-    if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
+    busy = cv2.countNonZero(edges) > BUSY_EDGES * edges.size
+    if busy:
         # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
         # the cards' edges, stronger than the texture's, are also looked for alone
         strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
@@ -546,6 +549,22 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     #                               give the same quad: it is snapped and checked once)
     for c in contours:
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+    # a card's edge on a cloth nearly as light as it can break here and there (a ring not
+    # closed): on a quiet frame (a textured one's wider-closed grain makes card-shaped
+    # patches), the edges closed wider, where no card was found yet
+    if not busy:
+        wide = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (GAP_CLOSE, GAP_CLOSE)))
+        found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
+        for c in cv2.findContours(wide, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
+            if not lo <= cv2.contourArea(c) <= hi:
+                continue
+            m = cv2.moments(c)
+            if m["m00"] <= 0 or any(cv2.pointPolygonTest(
+                    q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
+                    for q in found):
+                continue
+            _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
