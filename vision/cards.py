@@ -72,6 +72,7 @@ RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
 GAP_CLOSE = 5  # px (at DETECT_SIDE): gaps in a card's edge this wide are closed, where the
 #                narrower closing found no card
+PAPER_TINT = 0.4  # an outline found with the wider closing is paper: its tint (`_tint`) at most
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
@@ -533,8 +534,7 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     raw = edges
     edges = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-    busy = cv2.countNonZero(edges) > BUSY_EDGES * edges.size
-    if busy:
+    if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
         # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
         # the cards' edges, stronger than the texture's, are also looked for alone
         strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
@@ -550,21 +550,22 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     for c in contours:
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
     # a card's edge on a cloth nearly as light as it can break here and there (a ring not
-    # closed): on a quiet frame (a textured one's wider-closed grain makes card-shaped
-    # patches), the edges closed wider, where no card was found yet
-    if not busy:
-        wide = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (GAP_CLOSE, GAP_CLOSE)))
-        found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
-        for c in cv2.findContours(wide, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
-            if not lo <= cv2.contourArea(c) <= hi:
-                continue
-            m = cv2.moments(c)
-            if m["m00"] <= 0 or any(cv2.pointPolygonTest(
-                    q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
-                    for q in found):
-                continue
-            _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+    # closed): the edges closed wider, where no card was found yet; an outline found so must
+    # hold paper (the wider-closed grain of a wood makes card-shaped patches of wood)
+    wide = cv2.morphologyEx(raw, cv2.MORPH_CLOSE,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (GAP_CLOSE, GAP_CLOSE)))
+    found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
+    known = len(cands)
+    for c in cv2.findContours(wide, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
+        if not lo <= cv2.contourArea(c) <= hi:
+            continue
+        m = cv2.moments(c)
+        if m["m00"] <= 0 or any(cv2.pointPolygonTest(
+                q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
+                for q in found):
+            continue
+        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+    cands[known:] = [o for o in cands[known:] if _tint(img, o) <= PAPER_TINT]
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
@@ -1335,9 +1336,21 @@ def deck_of(labels: list[str]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def _paper_colour(img: np.ndarray, o: Outline) -> np.ndarray:
+    """A found outline's paper colour: the brightest tenth of its face (BGR)."""
+    return np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+
+
+def _tint(img: np.ndarray, o: Outline) -> float:
+    """How coloured a found outline's paper is: 0 grey or white, 1 a pure colour (card
+    paper under a lamp, 0.2 at most; wood, 0.6)."""
+    p = _paper_colour(img, o)
+    return float((p.max() - p.min()) / max(float(p.max()), 1.0))
+
+
 def _paperness(img: np.ndarray, o: Outline) -> float:
     """How much a found outline's face looks like card paper: bright and colourless."""
-    p = np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+    p = _paper_colour(img, o)
     return max(0.0, float(p.mean() - 0.5 * (p.max() - p.min())))
 
 
