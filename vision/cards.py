@@ -24,7 +24,9 @@ Nothing here knows the cloth's colour. Steps:
    lobes, a spade's point) over the first look's best labels names the card. The best
    label must beat every other by the pair test (see `_pair_test`): below the threshold the
    reader abstains (label null): no confident error. A card showing its back is reported
-   unread ("face down").
+   unread ("face down"). A poker card's corners are read too (rank glyph, suit sign, ink
+   colour), and its suit must be told from the other suit of its colour by its shapes (the
+   corner suit sign, the big pips: `_suit_decide`).
 
 A deck is learned from as little as one capture per card (`learn`, `feltbank calibrate
 --kind cards`); the printed Roche deck can also be read from its own art (`roche_model`),
