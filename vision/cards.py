@@ -24,7 +24,9 @@ Nothing here knows the cloth's colour. Steps:
    lobes, a spade's point) over the first look's best labels names the card. The best
    label must beat every other by the pair test (see `_pair_test`): below the threshold the
    reader abstains (label null): no confident error. A card showing its back is reported
-   unread ("face down").
+   unread ("face down"). A poker card's corners are read too (rank glyph, suit sign, ink
+   colour), and its suit must be told from the other suit of its colour by its shapes (the
+   corner suit sign, the big pips: `_suit_decide`).
 
 A deck is learned from as little as one capture per card (`learn`, `feltbank calibrate
 --kind cards`); the printed Roche deck can also be read from its own art (`roche_model`),
@@ -70,6 +72,9 @@ EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame'
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+GAP_CLOSE = 5  # px (at DETECT_SIDE): gaps in a card's edge this wide are closed, where the
+#                narrower closing found no card
+PAPER_TINT = 0.4  # an outline found with the wider closing is paper: its tint (`_tint`) at most
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
@@ -111,6 +116,10 @@ INK_DARK = 0.35  # a corner index's pixel is ink when it is this much darker tha
 INK_MIN_PX = 12  # ... and a corner with fewer ink pixels than this shows no colour
 RED_BELOW = 0.72  # the ink is red when its red channel darkens this little against the others
 BLACK_ABOVE = 0.8  # ... and black when this much (see `ink_colour`)
+PIP_MM = (5.0, 15.0)  # a number card's big pip is this tall (mm; its stalk included)
+PIP_SHIFT = 3  # px (at FINE) a pip's window is searched round the pip's middle
+PIP_MIN = 2  # pips a card must show for its pips to tell its suit
+SUIT_SURE = 0.4  # how surely a card's suit must beat the other suit of its colour (pair test)
 
 
 class BadDeck(VisionError):
@@ -144,6 +153,25 @@ class CardModel:
             self.__dict__["_parts"] = (np.stack([index_parts(self.index[i][0]) for i in range(n)])
                                        if self.index is not None else np.full((n, 2, 4), -1))
         return self.__dict__["_parts"]
+
+    def pip_templates(self) -> tuple[dict[str, np.ndarray], int]:
+        """Each learned suit's big pip (the mean of its number cards' pips, upright, at FINE;
+        see `_pip_blobs`) and the pips' window side (px); computed once. Empty for a deck with
+        no learned poker number card."""
+        if "_pips" not in self.__dict__:
+            found: dict[str, list] = {}
+            for i, lab in enumerate(self.labels):
+                if self.fine is not None and lab in POKER_LABELS and lab[0] in "23456789T":
+                    found.setdefault(lab[1], []).append((self.fine[i], _pip_blobs(self.fine[i])))
+            sides = [max(b[2], b[3]) for fl in found.values() for _f, blobs in fl for b in blobs]
+            side = int(round(1.3 * float(np.median(sides)))) | 1 if sides else 0
+            out = {}
+            for suit, fl in found.items():
+                pats = [p for f, blobs in fl for p in _pip_patches(f, blobs, side, 0)]
+                if pats:
+                    out[suit] = _norm(np.mean([_norm(p) for p in pats], 0))
+            self.__dict__["_pips"] = (out, side)
+        return self.__dict__["_pips"]
 
     def part_apart(self, i: int, j: int, k: int) -> float:
         """How unlike learned face j's rank glyph (k=0) or suit sign (k=1) is to face i's
@@ -456,6 +484,43 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / max(cv2.contourArea(a.astype(np.float32)), 1e-6))
 
 
+def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s: float,
+              area_range: tuple[float, float], tried: list, cands: list, img: np.ndarray
+              ) -> None:
+    """The card outlines a region's contour gives (at the detection scale `s`), each
+    snapped to the card's edge and checked (card-shaped, its edge all round), into `cands`
+    (full-size, with its rim's plainness); quads in `tried` are not checked twice."""
+    area = cv2.contourArea(c)
+    lo, hi = area_range
+    if not lo <= area <= hi:
+        return
+    quads = []
+    q = _fit_quad(c)
+    if q is not None:
+        q = _order(q)
+        qa = cv2.contourArea(q.astype(np.float32))
+        if qa > 0 and area / qa >= MIN_FILL and ASPECT[0] <= _aspect(q) <= ASPECT[1]:
+            quads.append(q)
+    if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
+        quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+    for q in quads:
+        if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
+                > small.shape[0] - 2 or not cv2.isContourConvex(
+                    np.round(q * 8).astype(np.int32))):
+            continue
+        if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
+            continue
+        tried.append(q)
+        q = _order(_snap(_paper_distance(small, q), q))
+        if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
+                np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
+            continue
+        if _side_support(grey, q, step) < MIN_SUPPORT:
+            continue
+        full = q / s
+        cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
+
+
 def find_cards(img: np.ndarray) -> list[Outline]:
     """Every card lying face up (or down) and uncovered in the frame."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
@@ -468,7 +533,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     edges = cv2.Canny(grey8, 8, 24, L2gradient=True)
     grey = grey8.astype(np.float32)
     step = _edge_step(grey)
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    raw = edges
+    edges = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
         # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
@@ -484,34 +550,24 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
     #                               give the same quad: it is snapped and checked once)
     for c in contours:
-        area = cv2.contourArea(c)
-        if not lo <= area <= hi:
+        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+    # a card's edge on a cloth nearly as light as it can break here and there (a ring not
+    # closed): the edges closed wider, where no card was found yet; an outline found so must
+    # hold paper (the wider-closed grain of a wood makes card-shaped patches of wood)
+    wide = cv2.morphologyEx(raw, cv2.MORPH_CLOSE,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (GAP_CLOSE, GAP_CLOSE)))
+    found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
+    known = len(cands)
+    for c in cv2.findContours(wide, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
+        if not lo <= cv2.contourArea(c) <= hi:
             continue
-        quads = []
-        q = _fit_quad(c)
-        if q is not None:
-            q = _order(q)
-            qa = cv2.contourArea(q.astype(np.float32))
-            if qa > 0 and area / qa >= MIN_FILL and ASPECT[0] <= _aspect(q) <= ASPECT[1]:
-                quads.append(q)
-        if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
-            quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
-        for q in quads:
-            if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
-                    > small.shape[0] - 2 or not cv2.isContourConvex(
-                        np.round(q * 8).astype(np.int32))):
-                continue
-            if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
-                continue
-            tried.append(q)
-            q = _order(_snap(_paper_distance(small, q), q))
-            if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
-                    np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
-                continue
-            if _side_support(grey, q, step) < MIN_SUPPORT:
-                continue
-            full = q / s
-            cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
+        m = cv2.moments(c)
+        if m["m00"] <= 0 or any(cv2.pointPolygonTest(
+                q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
+                for q in found):
+            continue
+        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+    cands[known:] = [o for o in cands[known:] if _tint(img, o) <= PAPER_TINT]
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
@@ -966,6 +1022,65 @@ def _part_fit(query: np.ndarray, learned: np.ndarray, box: np.ndarray) -> tuple:
     return float(ncc), (sx0 + dx, sy0 + dy)
 
 
+def _pip_blobs(fine: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """The big pips of a card's band-passed FINE face (`_fine_face`): boxes x, y, w, h of
+    its ink pieces PIP_MM tall, pip-shaped, alike in size, outside the four corner indices
+    and off the card's middle row (a pip there may be either way up)."""
+    h, w = fine.shape
+    lo = float(np.percentile(fine, 0.5))
+    if lo >= 0:
+        return []
+    n, _, stats, _ = cv2.connectedComponentsWithStats((fine < 0.4 * lo).astype(np.uint8),
+                                                      connectivity=8)
+    px_mm = w / CARD_MM[0]
+    ix, iy = INDEX_BOX_MM[2] * px_mm, INDEX_BOX_MM[3] * px_mm
+    blobs = []
+    for x, y, bw, bh, area in (tuple(int(v) for v in st) for st in stats[1:n]):
+        cx, cy = x + bw / 2, y + bh / 2
+        if (not PIP_MM[0] * px_mm <= bh <= PIP_MM[1] * px_mm or not 0.4 * bh <= bw <= 1.4 * bh
+                or ((cx < ix or cx > w - ix) and (cy < iy or cy > h - iy))
+                or abs(cy - h / 2) < 0.06 * h):
+            continue
+        blobs.append((x, y, bw, bh, area))
+    if not blobs:
+        return []
+    mid = float(np.median([b[4] for b in blobs]))
+    return [b[:4] for b in blobs if 0.6 * mid <= b[4] <= 1.6 * mid]
+
+
+def _pip_patches(fine: np.ndarray, blobs: list, side: int, margin: int) -> list[np.ndarray]:
+    """Square windows (side + 2 margin px) round each pip's middle, upright: a poker card's
+    pips in its lower half are printed turned half round, whichever way up it lies."""
+    h = fine.shape[0]
+    out = []
+    for x, y, bw, bh in blobs:
+        c = (x + (bw - 1) / 2, y + (bh - 1) / 2)
+        win = cv2.getRectSubPix(fine, (side + 2 * margin, side + 2 * margin), c)
+        out.append(np.ascontiguousarray(win[::-1, ::-1]) if c[1] > h / 2 else win)
+    return out
+
+
+def pip_pair(model: CardModel, fine: np.ndarray, a: str, b: str) -> tuple[float, int] | None:
+    """How surely a card's big pips are suit a's rather than suit b's (its band-passed FINE
+    face; the pair test, 1: a's, -1: b's, the mean over its pips) and how many pips it
+    shows; None when it shows fewer than PIP_MIN or either suit has no learned pip."""
+    temps, side = model.pip_templates()
+    if a not in temps or b not in temps:
+        return None
+    blobs = _pip_blobs(fine)
+    if len(blobs) < PIP_MIN:
+        return None
+    ta, tb = temps[a], temps[b]
+    apart = max(1e-3, 1.0 - float((ta * tb).sum())) + PAIR_FLOOR
+    ps = []
+    for win in _pip_patches(fine, blobs, side, PIP_SHIFT):
+        res = cv2.matchTemplate(win, ta, cv2.TM_CCOEFF_NORMED)
+        _, _, _, (dx, dy) = cv2.minMaxLoc(res)
+        q = _norm(win[dy:dy + side, dx:dx + side])
+        ps.append((float((q * ta).sum()) - float((q * tb).sum())) / apart)
+    return float(np.mean(ps)), len(ps)
+
+
 @dataclass
 class _Part:
     """A card's rank glyph or suit sign read from its two corner indices."""
@@ -1066,6 +1181,7 @@ def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray,
             return gap >= INK_APART and apart[v] - apart[near] > 0.5 * gap
 
         rs[1].pairs = {v: pv for v, pv in rs[1].pairs.items() if not other_colour(v)}
+    info["rs"] = rs
     possible = [[p.best] + [v for v, pv in p.pairs.items() if pv < INDEX_MARGIN] for p in rs]
     learned = set(model.labels)
     never = sorted(r + s for r in possible[0] for s in possible[1] if r + s not in learned)
@@ -1085,6 +1201,82 @@ def _index_decide(model: CardModel, sc: _Scores, query: np.ndarray,
     return label, conf, why, info
 
 
+def _partner(suit: str) -> str:
+    """The other poker suit of the same colour (spades and clubs, hearts and diamonds)."""
+    return {"S": "C", "C": "S", "H": "D", "D": "H"}[suit]
+
+
+def _suit_evidence(model: CardModel, card: str, sc: _Scores, rs: tuple | None,
+                   fine: np.ndarray) -> list[tuple[str, float]]:
+    """What a poker card's shapes say of its suit against the other suit of its colour, as
+    pair tests (1: the suit of `card`, -1: the other): its corners' suit sign (`_rank_suit`'s
+    reading, when the corners could be read), a number card's big pips (`pip_pair`), an
+    ace's one big pip (the faces' pair test: the pip is most of the face). A court card's
+    picture says nothing (it may be the same in every suit)."""
+    suit = card[1]
+    other = _partner(suit)
+    ev = []
+    if card[0] == "A":
+        rival = card[0] + other
+        close = {lab: p for p, lab, _i in sc.close}
+        if sc.best == card:
+            ev.append(("faces", float(close.get(rival, 1.0))))
+        elif sc.best == rival:
+            ev.append(("faces", -float(close.get(card, 1.0))))
+    if rs is not None:
+        part = rs[1]
+        if part.best == suit and other in part.pairs:
+            ev.append(("suit sign", float(part.pairs[other])))
+        elif part.best == other and suit in part.pairs:
+            ev.append(("suit sign", -float(part.pairs[suit])))
+    pp = pip_pair(model, fine, suit, other) if card[0] in "23456789T" else None
+    if pp is not None:
+        ev.append(("pips", pp[0]))
+    return ev
+
+
+def _suit_told(ev: list[tuple[str, float]], sure: float = SUIT_SURE) -> bool:
+    """A suit is told when its shape evidence adds up to `sure` (a suit sign and pips that
+    agree, each short of it, tell it together) and no piece is as sure of the other suit
+    of its colour."""
+    return bool(ev) and sum(p for _k, p in ev) >= sure and min(p for _k, p in ev) > -SUIT_SURE
+
+
+def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, why: str,
+                 info: dict, fine: np.ndarray, ink: str | None) -> tuple[str | None, float, str]:
+    """A poker reading's suit, when the deck learned the other suit of its colour too,
+    must be told by the card's shapes (`_suit_told`: the corners' suit sign, the big pips,
+    one sure of it and none of the other), or the card is abstained on: faces of the two suits (a court
+    card's picture, a pip layout) differ too little for a low margin to be a reading (2C
+    had been read as 2S at 0.52). And a card the corners and faces left between the two
+    suits of its colour, its rank read surely, is named when its shapes tell the suit."""
+    learned = {lab[1] for lab in model.labels if lab in POKER_LABELS}
+    rs = info.get("rs")
+    if label is not None:
+        if label not in POKER_LABELS or _partner(label[1]) not in learned:
+            return label, conf, why
+        ev = _suit_evidence(model, label, sc, rs, fine)
+        if _suit_told(ev):
+            return label, conf, why
+        said = ", ".join(f"{k} {p:.2f}" for k, p in ev) or "no suit sign or pips read"
+        return None, min(conf, 0.3), f"{label} or {label[0]}{_partner(label[1])}? ({said})"
+    r = sc.best[0] if sc.best in POKER_LABELS else ""
+    if (not r or rs is None or ink is None or sc.s1 < MIN_SCORE
+            or info.get("top", sc.best)[0] != r or rs[0].best != r
+            or min(rs[0].pairs.values(), default=1.0) < INDEX_MARGIN):
+        return label, conf, why
+    for suit in sorted(learned):
+        name = r + suit
+        if name not in model.labels or suit_colour(name) != ink:
+            continue
+        ev = _suit_evidence(model, name, sc, rs, fine)
+        if len(ev) == 2 and _suit_told(ev) or len(ev) == 1 and _suit_told(ev, PART_SURE):
+            sure = min(max(p for _k, p in ev), min(rs[0].pairs.values(), default=1.0))
+            return name, float(np.clip(0.5 + 0.5 * (sure - SUIT_SURE) / (1 - SUIT_SURE),
+                                       0.5, 1.0)), ""
+    return label, conf, why
+
+
 class CardReader:
     """Reads the cards in frames with one model (the printed deck's art by default)."""
 
@@ -1099,14 +1291,16 @@ class CardReader:
             sc = _score(self.model, grey, chroma, fine)
             label, conf, why = _decide(self.model, sc)
             patches = None
+            info: dict = {}
             if (self.model.index is not None and sc.best != BACK and sc.s1 >= MIN_SCORE):
                 patches = index_patches(img, o.quad)
-                label, conf, why, _info = _index_decide(
+                label, conf, why, info = _index_decide(
                     self.model, sc, index_of(img, o.quad, patches=patches), _corner_ink(chroma))
-            if label is not None and suit_colour(label) is not None:  # red or black: the ink's
+            if sc.best in POKER_LABELS:  # red or black: the ink's; and the suit: its shapes'
                 ink = ink_colour(patches or index_patches(img, o.quad))
-                if ink is not None and ink != suit_colour(label):
+                if label is not None and ink is not None and ink != suit_colour(label):
                     label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
+                label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))
@@ -1144,9 +1338,21 @@ def deck_of(labels: list[str]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def _paper_colour(img: np.ndarray, o: Outline) -> np.ndarray:
+    """A found outline's paper colour: the brightest tenth of its face (BGR)."""
+    return np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+
+
+def _tint(img: np.ndarray, o: Outline) -> float:
+    """How coloured a found outline's paper is: 0 grey or white, 1 a pure colour (card
+    paper under a lamp, 0.2 at most; wood, 0.6)."""
+    p = _paper_colour(img, o)
+    return float((p.max() - p.min()) / max(float(p.max()), 1.0))
+
+
 def _paperness(img: np.ndarray, o: Outline) -> float:
     """How much a found outline's face looks like card paper: bright and colourless."""
-    p = np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+    p = _paper_colour(img, o)
     return max(0.0, float(p.mean() - 0.5 * (p.max() - p.min())))
 
 

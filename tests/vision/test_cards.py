@@ -443,3 +443,41 @@ def test_a_reading_whose_suit_colour_disagrees_with_the_ink_is_abstained_on(poke
     scene = make_card_scene(poker_table, 13, hard=False, labels=["5C"], stack_share=0.0)
     (r,) = [r for r in reader.read(scene.image) if _near(r, scene.cards[0])]
     assert r.label == "5C"
+
+
+def test_a_number_cards_big_pips_tell_its_suit_from_the_other_of_its_colour(poker_table,
+                                                                            poker_reader):
+    """Spades from clubs, hearts from diamonds, by the shape of the big pips learned from the
+    deck's number cards: on cards learned and on cards never learned (the pip's shape is the
+    suit's, whatever the rank)."""
+    from vision.cards import FINE, SUIT_SURE, _faces, _warp, pip_pair
+
+    partner = {"S": "C", "C": "S", "H": "D", "D": "H"}
+    model = poker_reader.model
+    told = 0
+    cards = ["2S", "3S", "7C", "9C", "5H", "6D", "4S", "8C", "9H", "4D"]  # the last 4 unlearned
+    for i, lab in enumerate(cards):
+        for k in range(3):  # a capture with no card found is taken again, as a person would
+            img = capture(poker_table, lab, 7100 + i + 100 * k)
+            found = find_cards(img)
+            if len(found) == 1:
+                break
+        (o,) = found
+        fine = _faces(_warp(img, o.quad, FINE))[2]
+        p, n = pip_pair(model, fine, lab[1], partner[lab[1]])
+        assert n >= 2 and p > -SUIT_SURE, (lab, p, n)
+        q, _n = pip_pair(model, fine, partner[lab[1]], lab[1])
+        assert q < SUIT_SURE, (lab, q)
+        told += p >= SUIT_SURE
+    assert told >= len(cards) - 1
+
+
+def test_a_suit_is_told_by_shape_evidence_that_adds_up_and_none_against():
+    from vision.cards import _suit_told
+
+    assert _suit_told([("suit sign", 0.45)])
+    assert _suit_told([("suit sign", 0.25), ("pips", 0.3)])  # two short of sure, agreeing
+    assert not _suit_told([("suit sign", 0.3)])  # a low margin is no reading
+    assert not _suit_told([])
+    assert not _suit_told([("suit sign", 0.9), ("pips", -0.5)])  # the pips say the other suit
+    assert not _suit_told([("faces", 0.89), ("suit sign", -0.42)])
