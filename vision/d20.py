@@ -7,9 +7,15 @@ Steps, on an image pyramid (as `vision.numerals`):
 
 1. **Ink**, dark on a light die or light on a dark one (black-hat and top-hat), in pieces of
    a number's size; pieces side by side ("1" and "4" of 14) joined.
-2. **The face**: the body flood-filled round the ink (`vision.numerals.grow_face`) must be a
+2. **The face**: three straight edges round the number, about 120 degrees apart, each
+   showing along most of its length (`_edge_triangle`: found by the brightness changing
+   across them, not by the face's shade, which a lamp varies smoothly over a solid die);
+   else the body flood-filled round the ink (`vision.numerals.grow_face`) must be a
    triangle, near equilateral, the number at its centre. Of the faces found on one die the
-   top face is the largest and most equilateral (the others are tilted away).
+   one farthest from the picture's middle is taken for the top; it is read only when it
+   faces the camera squarely (`_facing`, `TOP_FACING`) and more squarely than the die's
+   other faces found (beyond about 21 degrees from the lens's axis a side face facing the
+   camera does, and the top is not told from it).
 3. **The number**: a d20 prints each number upright towards one corner; the ink is turned
    so each corner in turn points up and matched with the numbers drawn in several fonts
    (6 and 9 with their bar) and the Rugen die's printed faces. The best Rugen number must
@@ -31,6 +37,7 @@ from vision.numerals import (
     INK_MIN,
     LEVELS,
     MIN_SIDE,
+    TEMPLATE_FACES,
     TEMPLATE_FONTS,
     _groups,
     _ink_vector,
@@ -43,6 +50,11 @@ MIN_SCORE = 0.85
 MIN_MARGIN = 0.04
 MIN_INK_PX = 6  # least height of a number read (full-frame pixels)
 MAX_SIDES = 1.07  # a top face's longest side over its shortest
+TOP_FACING = 0.93  # a face read as the top only when it faces the camera within about 21
+#                    degrees (`_facing`: cos 21.6): farther aslant, a side face facing the
+#                    camera (41.8 degrees from the top) faces it as squarely
+FACING_MARGIN = 0.04  # a top face read only when it faces the camera more squarely than
+#                       any other face found of its die by this much (`_facing`)
 TALL_BEYOND = 0.9  # a face is not the top when the body reaches this far beyond it (heights)
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
@@ -57,6 +69,15 @@ def _texts() -> tuple[list[str], list[str]]:
     return shown, means
 
 
+def _faces_with(text: str) -> tuple:
+    """The TrueType template faces (`vision.numerals.TEMPLATE_FACES`) that draw every
+    character of text (most have digits only)."""
+    from vision.scenes_numerals import outline_faces
+
+    return tuple((f, w) for f, w in TEMPLATE_FACES
+                 if all(ch in outline_faces()[f]["glyphs"] for ch in text))
+
+
 @cache
 def _templates() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """(vectors, Rugen-number index of each, the Rugen numbers): every face text in every
@@ -67,7 +88,7 @@ def _templates() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     names = tuple(sorted(set(means)))
     vecs, labs = [], []
     for text, mean in zip(shown, means, strict=True):
-        for font, weight in TEMPLATE_FONTS:
+        for font, weight in TEMPLATE_FONTS + _faces_with(text):
             tex, _ = d20_texture(text, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), font, weight, 0.24)
             ink = _face_ink(1 - tex.mean(2), np.array([[tex.shape[1] / 2, 0],
                                                        [tex.shape[1], tex.shape[0]],
@@ -108,7 +129,15 @@ def _face_ink(plane: np.ndarray, tri: np.ndarray, apex: int = 0, invert: bool = 
     if (d > (lo + hi) / 2).sum() > 0.4 * math.pi * (0.5 * rad) ** 2:  # the body, not a number
         return np.zeros_like(d)
     # soft at the strokes' edges (a small number's shape is in its grey edges), 0.5 halfway
-    return np.clip((d - lo) / (hi - lo) * 2 - 0.5, 0, 1)
+    ink = np.clip((d - lo) / (hi - lo) * 2 - 0.5, 0, 1)
+    # the number is at the face's centre: ink that keeps to the rim (a rounded edge's shade
+    # where the circle touches the face's sides) is no part of it
+    n, lab = cv2.connectedComponents((ink > 0.25).astype(np.uint8), connectivity=8)
+    if n > 2:
+        near = (xx - out / 2) ** 2 + (yy - out / 2) ** 2 <= (0.3 * rad) ** 2
+        keep = np.unique(lab[near & (lab > 0)])
+        ink[~np.isin(lab, keep)] = 0
+    return ink
 
 
 #: what a face's characters may be: the digits of 1..20 and the letters of the Rugen numbers
@@ -126,7 +155,7 @@ def _char_templates() -> tuple[np.ndarray, np.ndarray]:
 
     vecs, labs = [], []
     for ci, ch in enumerate(CHARS):
-        for font, weight in TEMPLATE_FONTS:
+        for font, weight in TEMPLATE_FONTS + _faces_with(ch):
             mask = render_text(ch, font, 40, weight)
             h, w = mask.shape
             pad = np.pad(mask, max(h, w) // 2)
@@ -221,15 +250,15 @@ def _triangle(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple 
     return None
 
 
-def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area: float
-                   ) -> tuple | None:
+def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area: float,
+                   most: float = MAX_SIDES) -> tuple | None:
     """(corners, side, how equilateral) of three corners that can be a top face round a
-    number; area is the region's."""
+    number (its longest side at most `most` times its shortest); area is the region's."""
     sides = [float(np.linalg.norm(poly[i] - poly[(i + 1) % 3])) for i in range(3)]
     ratio = max(sides) / max(min(sides), 1e-6)
     side = float(np.mean(sides))
     c = poly.mean(0)
-    if (ratio > MAX_SIDES or side < 12 or area < 0.75 * 0.433 * side * side
+    if (ratio > most or side < 12 or area < 0.75 * 0.433 * side * side
             or not 0.08 <= gh / side <= 0.4
             or math.hypot(c[0] - glyph[0], c[1] - glyph[1]) > 0.15 * side):
         return None
@@ -250,6 +279,22 @@ def read_d20(image: np.ndarray) -> list[ObjectReading]:
         if any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
                for o in faces if o is not rd):
             continue
+        mates = [o for o in faces if o is not rd and _same_die(o, rd)]
+        k = _facing(rd.corners)
+        rival = max((_facing(o.corners) for o in mates), default=0.0)
+        if rd.label is not None and k < TOP_FACING:
+            rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
+                               rd.size_px, why=f"seen too aslant ({k:.2f} of its breadth "
+                               f"across the line of sight, {TOP_FACING} needed) to tell the top "
+                               "face from a side face facing the camera")
+        elif rd.label is not None and rival > k - FACING_MARGIN:
+            # the top face faces the camera most squarely only within about 21 degrees of
+            # the lens's axis; beyond, a side face towards the camera does: then which of
+            # the two is the top is not told by its place either (a tilted camera's middle
+            # is not where it looks straight down)
+            rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
+                               rd.size_px, why=f"perhaps a side face: another face of the die "
+                               f"faces the camera as squarely ({rival:.2f} against {k:.2f})")
         if rd.label is not None:
             beyond = _top_beyond(image, rd, mid)
             if beyond > TALL_BEYOND:
@@ -294,11 +339,10 @@ def _faces(image: np.ndarray) -> tuple[list[ObjectReading], np.ndarray]:
                 fc = ((bc[0] + 0.5) * scale - 0.5, (bc[1] + 0.5) * scale - 0.5)
                 if any(math.hypot(fc[0] - x, fc[1] - y) < 0.3 * s for x, y, s in read):
                     continue  # found in the other ink, or at a finer level, and read
-                grown = grow_face(bgr, box, _triangle, reach=3.5,
-                                   tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
-                if grown is None:
+                got = _find_face(bgr, grey, box)
+                if got is None:
                     continue
-                _, _, (tri, side, _) = grown
+                tri, side, _ = got
                 c = tri.mean(0)
                 taken.append((float(c[0]), float(c[1]), side))
                 full = (tri + 0.5) * scale - 0.5
@@ -316,6 +360,26 @@ def _faces(image: np.ndarray) -> tuple[list[ObjectReading], np.ndarray]:
                > 0.3 * max(rd.size_px, o.size_px) for o in faces):
             faces.append(rd)
     return faces, grey0
+
+
+FINDERS = ("edges", "fill")
+
+
+def _find_face(bgr: np.ndarray, grey: np.ndarray, box: tuple[int, int, int, int]
+               ) -> tuple | None:
+    """(corners, side, how equilateral) of the triangular face round an ink group, by the
+    finders of FINDERS in turn: its edges (`_edge_triangle`), its shade (the body
+    flood-filled, `vision.numerals.grow_face`)."""
+    for finder in FINDERS:
+        if finder == "edges":
+            got = _edge_triangle(grey, box)
+        else:
+            grown = grow_face(bgr, box, _triangle, reach=3.5,
+                              tighten=(1.0, 0.6, 0.36, 0.22, 0.14))
+            got = grown[2] if grown is not None else None
+        if got is not None:
+            return got
+    return None
 
 
 def _top_beyond(image: np.ndarray, rd: ObjectReading, mid: np.ndarray) -> float:
@@ -370,6 +434,25 @@ def _top_beyond(image: np.ndarray, rd: ObjectReading, mid: np.ndarray) -> float:
             near = across <= 0.5 * side * (1 - np.clip(along / height, 0, 1)) + 2
             reach = max(reach, float(along[near].max(initial=0.0)) / height)
     return reach
+
+
+def _same_die(a: ObjectReading, b: ObjectReading) -> bool:
+    """Whether two faces found can be of one die: within one and a half sides of each other,
+    alike in size."""
+    d = math.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1])
+    return d <= 1.5 * max(a.size_px, b.size_px) and 1 / 1.6 < a.size_px / b.size_px < 1.6
+
+
+def _facing(corners) -> float:
+    """How squarely a triangular face faces the camera: the smaller over the larger
+    stretch of the affine map from an equilateral triangle to its corners (cos of the angle
+    between the face's normal and the line of sight, for a small face)."""
+    p = np.asarray(corners, np.float64)
+    p = p - p.mean(0)
+    q = np.array([[0.0, -1.0], [math.sqrt(3) / 2, 0.5], [-math.sqrt(3) / 2, 0.5]])
+    a, *_ = np.linalg.lstsq(q, p, rcond=None)
+    sv = np.linalg.svd(a, compute_uv=False)
+    return float(sv[1] / max(sv[0], 1e-9))
 
 
 def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:
@@ -445,3 +528,172 @@ def _read_face(grey: np.ndarray, tri: np.ndarray) -> ObjectReading:
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
     return ObjectReading("d20", names[i], float(min(1.0, conf)), centre)
+
+
+#: the face's edges found round a number: angles (degrees) of the polar sampling, how far
+#: each side of an edge's normal it is followed, the inradius range in number heights
+EDGE_STEP = 6.0
+EDGE_SPAN = 48.0
+INRADIUS = (0.7, 2.4)  # a number 0.14-0.48 of its face's height
+MIN_COVER = 0.55  # least share of each edge's length showing as an edge
+SKEW = 1  # steps (of EDGE_STEP) each edge's direction may be off 120 degrees from the next's
+SIDES_RATIO = 1.35  # most ratio of two edges' distances from the number
+EDGE_SIDES = 1.25  # a face found by its edges: its longest side over its shortest (a tilted
+#                    camera's perspective squashes the top face too)
+
+
+@cache
+def _polar_grid(m_steps: int, span_steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(normal directions (M,), the offsets along an edge (S,) in steps)."""
+    psi = np.radians(np.arange(m_steps) * EDGE_STEP)
+    return psi, np.arange(-span_steps, span_steps + 1)
+
+
+def _edge_triangle(grey: np.ndarray, box: tuple[int, int, int, int]) -> tuple | None:
+    """(corners (3, 2), mean side, longest over shortest side) of the face round a number,
+    found by its edges, not its shade: three straight edges round the number's centre, about
+    120 degrees apart, each showing along most of its length as a change of brightness across
+    it (a rounded edge between faces lit differently, or the die against its surround). The
+    brightness is sampled in polar rings round the number; an edge at distance d with normal
+    direction psi is where the gradient's component along psi beats its component along the
+    edge, sampled at d / cos(delta) for delta within EDGE_SPAN of psi. None when no three
+    edges cover MIN_COVER of their length."""
+    x0, y0, x1, y1 = box
+    gh = max(x1 - x0, y1 - y0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    r_lo, r_hi = INRADIUS[0] * gh, INRADIUS[1] * gh
+    reach = r_hi / math.cos(math.radians(EDGE_SPAN)) + 3
+    h, w = grey.shape
+    wx0, wy0 = int(cx - reach) - 2, int(cy - reach) - 2
+    wx1, wy1 = int(cx + reach) + 3, int(cy + reach) + 3
+    if wx0 < 0 or wy0 < 0 or wx1 > w or wy1 > h:
+        crop = cv2.copyMakeBorder(grey[max(0, wy0):min(h, wy1), max(0, wx0):min(w, wx1)],
+                                  max(0, -wy0), max(0, wy1 - h), max(0, -wx0), max(0, wx1 - w),
+                                  cv2.BORDER_REPLICATE)
+    else:
+        crop = grey[wy0:wy1, wx0:wx1]
+    crop = cv2.GaussianBlur(crop.astype(np.float32), (0, 0), 1.0)
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3) / 8
+    # the number's own strokes are no edge of the face
+    ix0, iy0 = int(x0 - wx0) - 1, int(y0 - wy0) - 1
+    gx[max(0, iy0):int(y1 - wy0) + 2, max(0, ix0):int(x1 - wx0) + 2] = 0
+    gy[max(0, iy0):int(y1 - wy0) + 2, max(0, ix0):int(x1 - wx0) + 2] = 0
+    mag = np.hypot(gx, gy)
+    few = mag[::2, ::2].ravel()
+    top = max(1, few.size // 20)
+    tau = max(3.0, 0.3 * float(np.partition(few, -top)[-top]))  # 0.3 of the 95th percentile
+    m_steps = int(round(360 / EDGE_STEP))
+    psi, offs = _polar_grid(m_steps, int(round(EDGE_SPAN / EDGE_STEP)))
+    ds = np.arange(r_lo, r_hi + 1e-6, max(1.0, 0.045 * r_hi))  # the edges' distances tried
+    centre = (cx - wx0, cy - wy0)
+    # a first look along a quarter of each edge's points: most ink groups (a cloth's weave,
+    # a side face's number) have no three edges round them
+    best = _cover(gx, gy, centre, psi, offs[::4], ds, tau).max(1)  # each direction's best
+    third = m_steps // 3
+    near = np.max([np.roll(best, -o) for o in range(-SKEW, SKEW + 1)], 0)
+    if not np.any((best[:third] >= MIN_COVER - 0.15) & (near[third:2 * third] >= MIN_COVER - 0.15)
+                  & (near[2 * third:] >= MIN_COVER - 0.15)):
+        return None
+    pick = _triple(_cover(gx, gy, centre, psi, offs, ds, tau), ds, MIN_COVER)
+    if pick is None:
+        return None
+    lines = []
+    for m, j in pick:  # each edge's line fitted to its points, found near the coarse one
+        n = np.array([math.cos(psi[m]), math.sin(psi[m])])
+        fit = _fit_edge(gx, gy, centre, n, float(ds[j]), tau)
+        lines.append(fit if fit is not None else (n, float(ds[j])))
+    corners = []
+    for k in range(3):  # corner k: where the other two edges meet
+        (n1, d1), (n2, d2) = lines[(k + 1) % 3], lines[(k + 2) % 3]
+        a = np.array([n1, n2])
+        if abs(np.linalg.det(a)) < 1e-6:
+            return None
+        corners.append(np.linalg.solve(a, [d1, d2]) + (cx, cy))
+    tri = np.array(corners, np.float32)
+    return _face_triangle(tri, gh, (cx, cy), cv2.contourArea(tri.reshape(-1, 1, 2)),
+                          EDGE_SIDES)
+
+
+def _fit_edge(gx: np.ndarray, gy: np.ndarray, c: tuple[float, float], n: np.ndarray, d: float,
+              tau: float) -> tuple[np.ndarray, float] | None:
+    """(unit normal, distance from c) of the straight edge near the line {x: (x - c).n = d}:
+    along it, the strongest change of brightness across it within 3 px, the line fitted
+    through those points (Huber); None when too few of them are edges."""
+    t = np.array([-n[1], n[0]])
+    half = d * math.tan(math.radians(EDGE_SPAN))
+    along_pts = np.linspace(-half, half, 25)
+    offs = np.arange(-3.0, 3.01, 0.5)
+    pts = (c[0] + n[0] * (d + offs[None, :]) + t[0] * along_pts[:, None],
+           c[1] + n[1] * (d + offs[None, :]) + t[1] * along_pts[:, None])
+    px, py = pts[0].astype(np.float32), pts[1].astype(np.float32)
+    sx = cv2.remap(gx, px, py, cv2.INTER_LINEAR)
+    sy = cv2.remap(gy, px, py, cv2.INTER_LINEAR)
+    resp = np.abs(sx * n[0] + sy * n[1]) - np.abs(sy * n[0] - sx * n[1])
+    k = resp.argmax(1)
+    rows = np.arange(len(along_pts))
+    good = resp[rows, k] >= 0.5 * tau
+    if good.sum() < 0.4 * len(along_pts):
+        return None
+    xy = np.stack([px[rows, k], py[rows, k]], 1)[good]
+    vx, vy, x0, y0 = cv2.fitLine(xy.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    nn = np.array([vy, -vx], float)
+    if nn @ n < 0:
+        nn = -nn
+    return nn, float((np.array([x0, y0]) - c) @ nn)
+
+
+def _cover(gx: np.ndarray, gy: np.ndarray, centre: tuple[float, float], psi: np.ndarray,
+           offs: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
+    """(normals, distances): the share of each straight edge (normal psi, distance d from
+    centre) showing as an edge: at angles psi + offs (steps of EDGE_STEP), d / cos(offset)
+    from the centre, the gradient across the edge beating the gradient along it by tau."""
+    ang = psi[:, None, None] + np.radians(offs * EDGE_STEP)[None, :, None]
+    rho = ds[None, None, :] / np.cos(np.radians(offs * EDGE_STEP))[None, :, None]
+    px = (centre[0] + rho * np.cos(ang)).astype(np.float32)
+    py = (centre[1] + rho * np.sin(ang)).astype(np.float32)
+    shape = px.shape
+    sx = cv2.remap(gx, px.reshape(shape[0], -1), py.reshape(shape[0], -1), cv2.INTER_LINEAR)
+    sy = cv2.remap(gy, px.reshape(shape[0], -1), py.reshape(shape[0], -1), cv2.INTER_LINEAR)
+    sx, sy = sx.reshape(shape), sy.reshape(shape)
+    c, s = np.cos(psi)[:, None, None], np.sin(psi)[:, None, None]
+    along = np.abs(sx * c + sy * s)
+    across = np.abs(sy * c - sx * s)
+    return np.clip((along - across) / tau, 0, 1).mean(1)
+
+
+def _triple(cover: np.ndarray, ds: np.ndarray, least: float) -> list | None:
+    """[(normal index, distance index)] * 3 of the three edges round the centre, about 120
+    degrees apart (within SKEW steps), their distances within SIDES_RATIO of the first's,
+    each covering at least `least`, the most covered in all; None when there are none."""
+    m_steps, n_d = cover.shape
+    lo = np.searchsorted(ds, ds / SIDES_RATIO)
+    hi = np.searchsorted(ds, ds * SIDES_RATIO, side="right")
+    win = np.empty((m_steps, n_d))
+    win_at = np.empty((m_steps, n_d), int)
+    for j in range(n_d):  # the best cover within the distance window
+        seg = cover[:, lo[j]:hi[j]]
+        win[:, j] = seg.max(1)
+        win_at[:, j] = lo[j] + seg.argmax(1)
+    third = m_steps // 3
+    rows = np.arange(third)
+    total = cover[:third].copy()
+    low = cover[:third].copy()
+    parts_at = []
+    for k in (1, 2):  # the other two edges, 120 and 240 degrees on
+        cand = np.stack([(rows + k * third + o) % m_steps for o in range(-SKEW, SKEW + 1)])
+        vals = win[cand]  # (offsets, third, D)
+        o = vals.argmax(0)
+        best_k = np.take_along_axis(vals, o[None], 0)[0]
+        total += best_k
+        low = np.minimum(low, best_k)
+        parts_at.append(np.take_along_axis(cand[:, :, None].repeat(n_d, 2), o[None], 0)[0])
+    total[low < least] = -1
+    m, j = np.unravel_index(int(total.argmax()), total.shape)
+    if total[m, j] < 0:
+        return None
+    pick = [(int(m), int(j))]
+    for rk in parts_at:
+        r = int(rk[m, j])
+        pick.append((r, int(win_at[r, j])))
+    return pick

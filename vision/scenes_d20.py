@@ -23,6 +23,7 @@ from vision.scenes_common import (
     DEV_SURFACES,
     FRAME_SIZES,
     HELD_OUT_SURFACES,
+    PATTERNED_SURFACES,
     cast_shadow,
     finish,
     paste_quad,
@@ -30,15 +31,24 @@ from vision.scenes_common import (
     sample_light,
     sample_view,
     surface,
+    tilt_view,
 )
-from vision.scenes_numerals import DEV_FONTS, HELD_OUT_FONTS, render_text
-from vision.scenes_pips import PipScene, PipTruth
+from vision.scenes_numerals import (
+    DEV_FACES,
+    DEV_FONTS,
+    HELD_OUT_FACES,
+    HELD_OUT_FONTS,
+    render_text,
+)
+from vision.scenes_pips import PipScene, PipTruth, shade_relief
 
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "rugen-die.json"
 PHI = (1 + 5 ** 0.5) / 2
 # (body, ink) BGR 0..1
 DEV_COLOURS = (((0.93, 0.93, 0.93), (0.08, 0.08, 0.08)), ((0.2, 0.2, 0.75), (0.95, 0.95, 0.95)),
-               ((0.1, 0.1, 0.1), (0.95, 0.95, 0.95)), ((0.7, 0.35, 0.1), (0.95, 0.95, 0.95)))
+               ((0.1, 0.1, 0.1), (0.95, 0.95, 0.95)), ((0.7, 0.35, 0.1), (0.95, 0.95, 0.95)),
+               ((0.82, 0.9, 0.93), (0.1, 0.1, 0.1)), ((0.2, 0.55, 0.15), (0.95, 0.95, 0.95)),
+               ((0.2, 0.8, 0.9), (0.05, 0.05, 0.05)), ((0.1, 0.08, 0.08), (0.25, 0.7, 0.85)))
 HELD_OUT_COLOURS = (((0.55, 0.85, 0.95), (0.1, 0.1, 0.1)), ((0.2, 0.5, 0.15), (0.1, 0.85, 0.95)),
                     ((0.5, 0.1, 0.45), (0.95, 0.95, 0.95)))
 TEX_W, TEX_H = 120, 104  # a face's art: the triangle, apex up, in this rectangle
@@ -91,10 +101,14 @@ def face_text(number: int, printed_rugen: bool) -> str:
     return rugen_faces()[number - 1] if printed_rugen else str(number)
 
 
-def d20_texture(text: str, body: tuple, ink: tuple, font: int, weight: float,
-                height: float) -> tuple[np.ndarray, np.ndarray]:
+def d20_texture(text: str, body: tuple, ink: tuple, font: int | str, weight: float,
+                height: float, dark_edges: bool = True, rounding: float = 0.0
+                ) -> tuple[np.ndarray, np.ndarray]:
     """A face's art (BGR float 0..1) in TEX_W x TEX_H and its alpha: the triangle (apex up)
-    with the text upright at its centre; 6 and 9 with a bar beneath."""
+    with the text upright at its centre; 6 and 9 with a bar beneath. font: a Hershey font or
+    a TrueType face (`vision.scenes_numerals.render_text`). dark_edges: the edges painted
+    darker (a flat-shaded die; a die shaded by `d20_relief` is not); rounding: the corners
+    cut round by this share of the face's height (the surround shows there)."""
     ss = 4
     w, h = TEX_W * ss, TEX_H * ss
     tex = np.empty((h, w, 3), np.float32)
@@ -118,10 +132,51 @@ def d20_texture(text: str, body: tuple, ink: tuple, font: int, weight: float,
     dist = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(dist, np.round(tri).astype(np.int32), 255, cv2.LINE_AA)
     d = cv2.distanceTransform((dist > 127).astype(np.uint8), cv2.DIST_L2, 3) / h
-    tex *= (0.7 + 0.3 * np.clip(d / 0.05, 0, 1))[:, :, None]
+    if dark_edges:
+        tex *= (0.7 + 0.3 * np.clip(d / 0.05, 0, 1))[:, :, None]
     tex = cv2.resize(tex, (TEX_W, TEX_H), interpolation=cv2.INTER_AREA)
+    if rounding > 0:  # the corners rounded: the triangle less what lies beyond a corner's arc
+        rc = rounding * h  # the arc's radius; its centre on the bisector, 2 rc from the corner
+        cen = tri.mean(0)
+        inner = np.array([p + (cen - p) / np.linalg.norm(cen - p) * 2 * rc for p in tri])
+        keep = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(keep, np.round(inner).astype(np.int32), 255)
+        r = max(1, int(round(rc)))
+        keep = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
+        dist = np.minimum(dist, keep)
     alpha = cv2.resize(dist.astype(np.float32) / 255, (TEX_W, TEX_H), interpolation=cv2.INTER_AREA)
     return tex, alpha
+
+
+#: half the angle between a d20's neighbouring faces' normals (41.8 degrees): a rounded
+#: edge's surface turns this far from each face's normal at the edge's middle
+EDGE_TURN = math.radians(20.9)
+
+
+@cache
+def d20_relief(rounding: float) -> np.ndarray:
+    """A face's surface normals (TEX_H x TEX_W x 3: texture x right, y down, z out of the
+    face), its edges rounded: within `rounding` (share of the face's height) of an edge the
+    surface turns outwards, up to EDGE_TURN at the edge, where the neighbour's rounding takes
+    over (the shade then runs smoothly from face to face)."""
+    yy, xx = np.mgrid[0:TEX_H, 0:TEX_W].astype(np.float32) + 0.5
+    tri = np.array([[TEX_W / 2, 0], [TEX_W, TEX_H], [0, TEX_H]], np.float32)
+    cen = tri.mean(0)
+    nrm = np.zeros((TEX_H, TEX_W, 3), np.float32)
+    nrm[:, :, 2] = 1
+    band = max(rounding, 1e-3) * TEX_H
+    for k in range(3):
+        a, b = tri[(k + 1) % 3], tri[(k + 2) % 3]
+        e = (b - a) / np.linalg.norm(b - a)
+        out = np.array([e[1], -e[0]], np.float32)
+        if out @ (a - cen) < 0:
+            out = -out
+        dist = (a - cen) @ out - ((xx - cen[0]) * out[0] + (yy - cen[1]) * out[1])
+        turn = EDGE_TURN * np.clip(1 - dist / band, 0, 1) ** 1.5
+        # tilt the normal outwards by `turn` (the edges' tilts add near a corner)
+        nrm[:, :, 0] += np.tan(turn) * out[0]
+        nrm[:, :, 1] += np.tan(turn) * out[1]
+    return nrm / np.linalg.norm(nrm, axis=2, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -130,22 +185,34 @@ class D20Style:
 
     body: tuple[float, float, float]
     ink: tuple[float, float, float]
-    font: int
+    font: int | str  # a Hershey font or a TrueType face (`vision.scenes_numerals.render_text`)
     weight: float
     height: float
     printed_rugen: bool
+    rounding: float = 0.0  # the edges' rounding (share of a face's height; 0: flat, sharp)
+    gloss: float = 0.0  # a glossy highlight's strength
 
 
 def sample_d20_style(rng: np.random.Generator, held_out: bool, printed_rugen: bool) -> D20Style:
-    """One die's make."""
+    """One die's make: the split's colours, a Hershey font in one die of three, else a
+    TrueType face (a printed Rugen die's letters: the Noto faces only), numbers 0.2-0.34 of a
+    face's height, rounded edges and some gloss."""
     colours = HELD_OUT_COLOURS if held_out else DEV_COLOURS
     body, ink = colours[int(rng.integers(len(colours)))]
     fonts = HELD_OUT_FONTS if held_out else DEV_FONTS
-    font, weight = fonts[int(rng.integers(len(fonts)))]
+    faces = HELD_OUT_FACES if held_out else DEV_FACES
+    if printed_rugen:  # the digits-only faces have no d or n
+        faces = tuple(f for f in faces if f[0].startswith("noto_"))
+    if rng.random() < 1 / 3 or not faces:
+        font, weight = fonts[int(rng.integers(len(fonts)))]
+        weight = float(weight * rng.uniform(0.85, 1.2))
+    else:
+        font, weight = faces[int(rng.integers(len(faces)))]
+        weight = float(weight + rng.uniform(-0.012, 0.03))
     return D20Style(tuple(float(c) for c in np.clip(np.array(body) * rng.uniform(0.92, 1.05, 3),
                                                       0, 1)),
-                    ink, font, float(weight * rng.uniform(0.85, 1.2)),
-                    float(rng.uniform(0.2, 0.26)), printed_rugen)
+                    ink, font, weight, float(rng.uniform(0.2, 0.34)), printed_rugen,
+                    float(rng.uniform(0.03, 0.16)), float(rng.uniform(0, 0.5)))
 
 
 def d20_pose(top_face: int, yaw: float, size_mm: float, x: float, y: float
@@ -181,7 +248,11 @@ def d20_pose(top_face: int, yaw: float, size_mm: float, x: float, y: float
 def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
                    n_dice: int | None = None, printed_rugen: bool | None = None) -> PipScene:
     """One frame of one to three d20s; deterministic from the seed. A truth's label is the
-    Rugen number of the top face (the standard number transposed, or the one printed)."""
+    Rugen number of the top face (the standard number transposed, or the one printed).
+    As the pip and numeral dice's scenes (`vision.scenes_pips.dice_scene` with real): the
+    camera tilted up to 30 degrees in two frames of three, a Bayer sensor in half,
+    patterned cloths in development; the dice solid, their faces shaded per pixel under the
+    lamp (rounded edges, a glossy highlight, the light falling off across a face)."""
     from vision.scenes_pips import place_dice
 
     rng = np.random.default_rng(seed)
@@ -191,15 +262,26 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     n = int(n_dice or rng.integers(1, 4))
     most = min(220.0, math.sqrt(w * h / (n * 9.0)))
     view = sample_view(rng, (w, h), size_mm, (min(45.0, most * 0.8), most))
-    kinds = HELD_OUT_SURFACES if held_out else DEV_SURFACES
+    kinds = HELD_OUT_SURFACES if held_out else DEV_SURFACES + PATTERNED_SURFACES
+    if rng.random() < 2 / 3:
+        view = tilt_view(rng, view, 30.0)
     kind = kinds[int(rng.integers(len(kinds)))]
     die_px = view.f_px * size_mm / view.height_mm
     img = surface(rng, kind, (h, w), die_px)
     light = sample_light(rng, hard)
-    gx0, gy0 = view.ground(0, 0)
-    gx1, gy1 = view.ground(w, h)
+    light["bayer"] = bool(rng.random() < 0.5)
+    light["sharpen"] = float(rng.uniform(0, 0.8))
+    corners = np.array([view.ground(u, v) for u, v in ((0, 0), (w, 0), (w, h), (0, h))])
+    (gx0, gy0), (gx1, gy1) = corners.min(0), corners.max(0)
     m = size_mm * 1.3
-    places = place_dice(rng, n, size_mm * 1.25, (gx0 + m, gy0 + m, gx1 - m, gy1 - m), 0.0)
+
+    def in_view(x: float, y: float) -> bool:  # the die's top well inside the frame
+        u, v = view.project(np.array([[x, y, size_mm]]))[0]
+        mu = die_px * 1.2
+        return mu <= u <= w - mu and mu <= v <= h - mu
+
+    places = place_dice(rng, n, size_mm * 1.25, (gx0 + m, gy0 + m, gx1 - m, gy1 - m), 0.0,
+                        in_view if view.turn is not None else None)
     lamp_d = np.array([light["lamp_dir"][0], light["lamp_dir"][1], light["lamp_height"]])
     lamp_d /= np.linalg.norm(lamp_d)
     lamp = lamp_d * view.height_mm * 2
@@ -214,15 +296,29 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         rugen = bool(rng.random() < 0.3) if printed_rugen is None else printed_rugen
         style = sample_d20_style(rng, held_out, rugen)
         faces = d20_pose(top, yaw, size_mm, x, y)
+        _body_underlay(img, view, faces, style, light["ambient"], lamp_d)
         seen = [f for f in faces if np.dot(cam - f[1].mean(0), f[2]) > 0]
         seen.sort(key=lambda f: f[2][2])  # the most tilted first, the top face last
+        falloff = rng.uniform(-0.15, 0.15, 2)  # the light falling off across each face
         for i, p, normal in seen:
             tex, alpha = d20_texture(face_text(numbers[i], rugen), style.body, style.ink,
-                                     style.font, style.weight, style.height)
+                                     style.font, style.weight, style.height, dark_edges=False,
+                                     rounding=style.rounding * 0.6)
             apex, right, left = p[0], p[1], p[2]
+            ux = (right - left) / np.linalg.norm(right - left)
+            uy = (right + left) / 2 - apex
+            uy /= np.linalg.norm(uy)
+            centre = p.mean(0)
+            eye = (cam - centre) / np.linalg.norm(cam - centre)
+            to_lamp = lamp + [x, y, 0] - centre
+            tex = shade_relief(tex, d20_relief(round(style.rounding, 3)), 0,
+                               np.array([ux, uy, normal]), to_lamp / np.linalg.norm(to_lamp),
+                               eye, light["ambient"], style.gloss)
+            yy, xx = np.mgrid[0:TEX_H, 0:TEX_W].astype(np.float32)
+            ramp = 1 + falloff[0] * (xx / TEX_W - 0.5) + falloff[1] * (yy / TEX_H - 0.5)
+            tex = tex * ramp[:, :, None]
             quad3 = np.array([apex - (right - left) / 2, apex + (right - left) / 2, right, left])
-            shade = light["ambient"] + (1 - light["ambient"]) * max(0.0, float(normal @ lamp_d))
-            paste_quad(img, tex, view.project(quad3), alpha, shade)
+            paste_quad(img, tex, view.project(quad3), alpha, 1.0)
         top_pts = faces[top][1]
         c = view.project(top_pts.mean(0, keepdims=True))[0]
         corners = view.project(top_pts)
@@ -230,3 +326,29 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         label = rugen_faces()[numbers[top] - 1]
         truths.append(PipTruth(label, (float(c[0]), float(c[1])), float(die_px), False, inside))
     return PipScene(finish(img, rng, light), truths, hard, kind)
+
+
+def _body_underlay(img: np.ndarray, view, faces: list, style: D20Style, ambient: float,
+                   lamp_d: np.ndarray) -> None:
+    """The die's outline filled with its body's colour, its corners rounded, before its faces
+    are painted: where the faces' rounded corners leave a gap, the body shows, not the table."""
+    pts = view.project(np.concatenate([p for _, p, _ in faces]))
+    hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+    x0, y0 = np.floor(hull.min(0)).astype(int) - 2
+    x1, y1 = np.ceil(hull.max(0)).astype(int) + 3
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(img.shape[1], x1), min(img.shape[0], y1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    ss = 4
+    mask = np.zeros(((y1 - y0) * ss, (x1 - x0) * ss), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((hull - [x0, y0]) * ss).astype(np.int32), 255)
+    side = float(np.linalg.norm(pts[0] - pts[1])) if len(pts) > 1 else 1.0
+    r = max(1, int(style.rounding * side * 0.6 * ss))
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
+    a = cv2.resize(mask.astype(np.float32) / 255, (x1 - x0, y1 - y0),
+                   interpolation=cv2.INTER_AREA)[:, :, None]
+    shade = ambient + (1 - ambient) * max(0.0, float(lamp_d[2])) * 0.8
+    region = img[y0:y1, x0:x1]
+    region[:] = region * (1 - a) + np.array(style.body, np.float32) * shade * a
