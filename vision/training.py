@@ -518,9 +518,11 @@ def refusal(labels: list[str], results: list[tuple],
             good = total[lab] - len(bad[lab])
             short.append(f"{lab} has {good} good of {total[lab]} captures ({said_bad})"
                          if said_bad else f"{lab} has only {total[lab]} captures")
+        more = f"; and {len(short) - 6} more faces" if len(short) > 6 else ""
         head = (f"calibration has too few good captures of {', '.join(unmeasured)} to tell "
                 f"{'it' if len(unmeasured) == 1 else 'them'} from the other faces (at least "
-                f"{MIN_GOOD} good captures a face, six recommended): {'; '.join(short)}. ")
+                f"{MIN_GOOD} good captures a face, six recommended): {'; '.join(short[:6])}"
+                f"{more}. ")
         if pairs:
             head += f"On good captures, the faces cannot be told apart: {'; '.join(pairs[:5])}. "
         do = f"retake those captures ({'; '.join(todo)})" if todo else \
