@@ -20,6 +20,7 @@ small matrix products).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -161,25 +162,36 @@ def margin(scores: np.ndarray) -> float:
     return float(o[0] - o[1]) if len(o) > 1 else float("inf")
 
 
-def train(patches: np.ndarray, labels: np.ndarray, n_labels: int, copies: int = COPIES,
-          seed: int = SEED, turns: np.ndarray | None = None) -> FaceClassifier:
-    """Learn a classifier from stored capture patches (augmented copies drawn per capture
-    from a fixed seed, so the same every time). turns: the captures' alignment (see align)
-    when already known."""
+def views(patches: np.ndarray, labels: np.ndarray, copies: int = COPIES, seed: int = SEED,
+          turns: np.ndarray | None = None,
+          progress: Callable[[float], None] | None = None) -> np.ndarray:
+    """Features of each capture and its augmented copies under the four turns,
+    (N, copies + 1, 4, D): turn 0 is the label's orientation (see align). The copies are
+    drawn per capture from a fixed seed, so the same every time; a classifier is fitted on
+    any subset of the captures' views (see fit), so calibration describes each view once for
+    every held-out fold's classifier and the profile's. progress(fraction) is called after
+    each capture."""
     ks = align(patches, labels) if turns is None else turns
-    X, Y, R = [], [], []
-    for i, (p, lab) in enumerate(zip(patches, labels, strict=True)):
+    out = []
+    for i, p in enumerate(patches):
         up = np.ascontiguousarray(np.rot90(p, int(ks[i])))
-        for j, v in enumerate([up, *augment(up, np.random.default_rng([seed, i]), copies)]):
-            f = _turns(v)
-            X.append(f[0])
-            Y.append(int(lab))
-            if j % 3 == 0:  # a third of the views, in the other three turns: "turned"
-                R.append(f[1:])
-    Xa, Ya = np.asarray(X, np.float32), np.asarray(Y, np.int64)
-    W = _lda(Xa, Ya, n_labels)
-    Xall = np.concatenate([Xa, *R])
-    Yall = np.concatenate([Ya, np.full(len(Xall) - len(Xa), n_labels)])
+        out.append([_turns(v) for v in [up, *augment(up, np.random.default_rng([seed, i]),
+                                                        copies)]])
+        if progress is not None:
+            progress((i + 1) / len(patches))
+    return np.asarray(out, np.float32)
+
+
+def fit(feats: np.ndarray, labels: np.ndarray, n_labels: int) -> FaceClassifier:
+    """Learn a classifier from captures' views, (N, V, 4, D) as `views` gives them: every
+    view in its label's orientation, and a third of them in the other three turns as the
+    "turned" class."""
+    X = feats[:, :, 0].reshape(-1, feats.shape[-1])
+    Ya = np.repeat(np.asarray(labels, np.int64), feats.shape[1])
+    R = feats[:, ::3, 1:].reshape(-1, feats.shape[-1])  # a third of the views, turned
+    W = _lda(X, Ya, n_labels)
+    Xall = np.concatenate([X, R])
+    Yall = np.concatenate([Ya, np.full(len(R), n_labels)])
     Z = Xall @ W
     mu, sd = Z.mean(0), Z.std(0) + 1e-6
     Z = np.c_[(Z - mu) / sd, np.ones(len(Z))].astype(np.float64)
@@ -194,3 +206,9 @@ def train(patches: np.ndarray, labels: np.ndarray, n_labels: int, copies: int = 
     return FaceClassifier(W, mu.astype(np.float32), sd.astype(np.float32),
                           B.astype(np.float32), n_labels)
 
+
+def train(patches: np.ndarray, labels: np.ndarray, n_labels: int, copies: int = COPIES,
+          seed: int = SEED, turns: np.ndarray | None = None) -> FaceClassifier:
+    """Learn a classifier from stored capture patches (see views and fit). turns: the
+    captures' alignment (see align) when already known."""
+    return fit(views(patches, labels, copies, seed, turns), labels, n_labels)

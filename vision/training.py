@@ -17,8 +17,7 @@ import cv2
 import numpy as np
 
 from vision.augment import augment
-from vision.classifier import COPIES as CLASS_COPIES
-from vision.classifier import FaceClassifier, align, face_rows, train
+from vision.classifier import FaceClassifier, align, face_rows, fit, views
 from vision.classifier import margin as class_margin
 from vision.descriptors import MARGIN, STORE, ink_colour, ink_contrast
 from vision.dice import (
@@ -47,6 +46,7 @@ ALONE_NEVER = 1.01  # a margin (s1 - s2) / (1 - s2) never reaches this
 CLASS_MARGIN, CLASS_MAX = 1.0, 4.0  # the classifier's least margin, and the most a held-out
 # misreading may raise it to (beyond, the matcher's margin must exclude that misreading)
 LEAVE_OUT = 0.2  # at most this share of misread captures is left out to save a table
+FOLD_VIEWS = 9  # a held-out fold's classifier learns from each capture and 8 of its copies
 CHECK_COPIES, CHECK_SEED = 3, 2112  # augmented copies of each held-out capture read too
 DIE_ASPECT, DIE_FILL = 0.55, 0.6  # see die_like
 STATIC_PX, STATIC_SHARE = 40.0, 0.1  # see static_blobs
@@ -361,7 +361,10 @@ def calibrate(
     if len(labels) < 2 or few:
         raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
                                "least two labels and two captures of each (six recommended)")
-    felt, singles, missing = capture_dice(captures, empty, step)
+    # the share of the bar each stage takes is the share of the time it took (measured on
+    # generated tables of 16 faces x 6 captures)
+    felt, singles, missing = capture_dice(captures, empty, lambda f, m: step(0.65 * f, m))
+    step(0.26, "measuring the camera's geometry")
     h, w = singles[0][2].shape[:2]
     nadir = (w / 2, h / 2)
     geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h))
@@ -386,8 +389,8 @@ def calibrate(
     plabels_a = np.asarray(plabels, np.int32)
     names = [name for _, name, _, _ in singles]
     profile, report = learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a,
-                                      folds, t0, lambda f, m: step(0.45 + 0.55 * f, m), names,
-                                      [(n, [why]) for _, n, why in missing])
+                                      folds, t0, lambda f, m: step(0.47 + 0.53 * f, m), names,
+                                      [(lab, n, [why]) for lab, n, why in missing])
     return profile, report
 
 
@@ -437,44 +440,101 @@ ADVICE = {  # what to do about a flawed capture, by why
     "objects found on the felt": "clear the felt of everything but the die",
     "misread when held out": "check that each shows the face its folder names",
 }
+#: flaws of the capture itself (what a person sees is wrong with it): a face with fewer good
+#: captures than MIN_GOOD was not measured well enough to say it looks like another
+BAD_CAPTURE = ("die not found", "objects found on the felt", "blurred", "too dark", "glare")
+MIN_GOOD = 4  # of the six captures a face recommended: two may be bad
+
+
+def _named(items: list[tuple[str, list[str]]], most: int = 12) -> str:
+    """Captures and why: 'EAST/00.png (blurred); ...', the first `most` of them."""
+    named = "; ".join(f"{n} ({', '.join(r)})" for n, r in items[:most])
+    return named + (f"; and {len(items) - most} more" if len(items) > most else "")
 
 
 def refusal(labels: list[str], results: list[tuple],
             twins: list[tuple[str, str]], closest: tuple[str, str, float],
-            flawed: list[tuple[str, list[str]]], counters: dict[int, int]) -> str:
-    """Why a table is refused, in words: the faces no threshold tells apart ("EAST looks
-    like FISH", and how: the same art, or how many held-out captures both models misread),
-    the captures to look at and why, and what to do."""
+            flawed: list[tuple[str, str, list[str]]], counters: dict[int, int]) -> str:
+    """Why a table is refused, in words.
+
+    flawed: (label, capture, why) of every capture that may read badly, learned from or
+    left out. A face with fewer than MIN_GOOD good captures (found, not blurred, dark or in
+    glare) was not measured well enough to be said to look like another: the refusal then
+    names its bad captures and their causes first, and claims no look-alike involving it.
+    Then the faces no threshold tells apart on good captures ("EAST looks like FISH", and
+    how: the same art, or how many held-out captures both models misread), the other
+    captures to look at and why, and what to do.
+    """
+    total = {lab: counters.get(i, 0) for i, lab in enumerate(labels)}
+    bad: dict[str, list[tuple[str, list[str]]]] = {lab: [] for lab in labels}
+    for lab, name, why in flawed:
+        if lab in total:
+            if any(b in w for w in why for b in ("die not found", "objects found on the felt",
+                                                 "misread when held out, left out")):
+                total[lab] += 1  # not learned from: not among the held-out counts
+            if any(b in w for w in why for b in BAD_CAPTURE):
+                bad[lab].append((name, why))
+    unmeasured = sorted((lab for lab in labels if total[lab] - len(bad[lab]) < MIN_GOOD),
+                        key=lambda lab: (total[lab] - len(bad[lab]), labels.index(lab)))
     said, pairs = set(), []
+
+    def claim(a: str, b: str) -> bool:
+        key = frozenset((a, b))
+        if key in said or a in unmeasured or b in unmeasured:
+            return False
+        said.add(key)
+        return True
+
     for a, b in twins:
-        said.add(frozenset((a, b)))
-        pairs.append(f"{a} looks like {b} (their captures are as alike as two captures of "
-                     "one face, in the same colours)")
+        if claim(a, b):
+            pairs.append(f"{a} looks like {b} (their captures are as alike as two captures of "
+                         "one face, in the same colours)")
     mixed: dict[tuple[int, int], list[float]] = {}
     for r in results:
         if r[0] != r[1] == r[4]:  # misread by both models alike
             mixed.setdefault((r[0], r[1]), []).append(r[3])
     for (t, b), margins in sorted(mixed.items(), key=lambda kv: -max(kv[1])):
-        key = frozenset((labels[t], labels[b]))
-        if key in said:
-            continue
-        said.add(key)
-        pairs.append(f"{labels[t]} looks like {labels[b]} ({len(margins)} of {counters[t]} "
-                     f"held-out captures of {labels[t]} read as {labels[b]} by both models, "
-                     f"up to margin {max(margins):.2f})")
-    if not pairs:
+        if claim(labels[t], labels[b]):
+            pairs.append(f"{labels[t]} looks like {labels[b]} ({len(margins)} of "
+                         f"{counters[t]} held-out captures of {labels[t]} read as {labels[b]} "
+                         f"by both models, up to margin {max(margins):.2f})")
+    if not pairs and not unmeasured and claim(closest[0], closest[1]):
         pairs.append(f"{closest[0]} looks like {closest[1]} (their faces are nearly identical: "
                      f"similarity {closest[2]:.3f})")
-    named = "; ".join(f"{n} ({', '.join(r)})" for n, r in flawed[:12])
-    if len(flawed) > 12:
-        named += f"; and {len(flawed) - 12} more"
-    todo = [adv for why, adv in ADVICE.items() if any(why in w for _, r in flawed for w in r)]
+    first = [(lab, n, r) for lab in unmeasured for n, r in bad[lab]]
+    rest = [(lab, n, r) for lab, n, r in flawed if lab not in unmeasured]
+    todo = [adv for why, adv in ADVICE.items()
+            if any(why in w for _, _, r in first + rest for w in r)]
     faces = sorted({lab for p in said for lab in p})
-    art = f"make the art of {', '.join(faces)} more different"
-    do = f"retake the captures named ({'; '.join(todo)}), or, if they are good, {art}" \
-        if todo else art
-    return (f"calibration cannot tell the faces apart: {'; '.join(pairs[:5])}. "
-            + (f"Captures to look at: {named}. " if named else "")
+    art = f"make the art of {', '.join(faces)} more different" if faces else ""
+    head = ""
+    if unmeasured:
+        short = []
+        for lab in unmeasured:
+            causes: dict[str, list[str]] = {}
+            for n, r in bad[lab]:
+                causes.setdefault(", ".join(r), []).append(n)
+            said_bad = "; ".join(f"{why}: {', '.join(ns)}" for why, ns in causes.items())
+            good = total[lab] - len(bad[lab])
+            short.append(f"{lab} has {good} good of {total[lab]} captures ({said_bad})"
+                         if said_bad else f"{lab} has only {total[lab]} captures")
+        more = f"; and {len(short) - 6} more faces" if len(short) > 6 else ""
+        head = (f"calibration has too few good captures of {', '.join(unmeasured)} to tell "
+                f"{'it' if len(unmeasured) == 1 else 'them'} from the other faces (at least "
+                f"{MIN_GOOD} good captures a face, six recommended): {'; '.join(short[:6])}"
+                f"{more}. ")
+        if pairs:
+            head += f"On good captures, the faces cannot be told apart: {'; '.join(pairs[:5])}. "
+        do = f"retake those captures ({'; '.join(todo)})" if todo else \
+            f"take more captures of {', '.join(unmeasured)}"
+        if art:
+            do += f"; and, if the others are good, {art}"
+    else:
+        head = f"calibration cannot tell the faces apart: {'; '.join(pairs[:5])}. "
+        do = f"retake the captures named ({'; '.join(todo)}), or, if they are good, {art}" \
+            if todo else art
+    others = [(n, r) for _, n, r in rest]
+    return (head + (f"Captures to look at: {_named(others)}. " if others else "")
             + f"What to do: {do}. No profile written")
 
 
@@ -519,12 +579,12 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                     patches_a: np.ndarray, plabels_a: np.ndarray, folds: int = 3,
                     t0: float | None = None, progress: Progress | None = None,
                     names: list[str] | None = None,
-                    left_out: list[tuple[str, list[str]]] | None = None,
+                    left_out: list[tuple[str, str, list[str]]] | None = None,
                     retry: bool = True) -> tuple[Profile, CalibrationReport]:
     """Templates, thresholds and the held-out report from rectified capture patches.
 
     names: the captures' file names, for the report's flawed captures; left_out: captures
-    not learned from, with why (reported first). retry: a table that would be refused is
+    not learned from, (label, name, why) each (reported first). retry: a table that would be refused is
     learnt once more without the captures misread when held out, when they are few
     (LEAVE_OUT of them at most) and each label keeps two.
     """
@@ -549,14 +609,15 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     fold_matchers = {f: make_matcher(all_t[tfold != f], all_l[tfold != f], len(labels),
                                      all_aug[tfold != f])
                      for f in np.unique(fold_of)}
-    # the learned classifier (vision.classifier), once per fold with half the copies
+    # the learned classifier (vision.classifier): every capture's augmented views described
+    # once, then a classifier fitted per fold (without its captures) and one on all of them
     turns = align(patches_a, plabels_a)
-    fold_classifiers: dict[int, FaceClassifier] = {}
-    for n, f in enumerate(np.unique(fold_of)):
-        step(0.05 + 0.25 * n / folds, "learning the classifier on held-out folds")
-        rest = fold_of != f
-        fold_classifiers[int(f)] = train(patches_a[rest], plabels_a[rest], len(labels),
-                                         CLASS_COPIES // 2, turns=turns[rest])
+    feats = views(patches_a, plabels_a, turns=turns,
+                  progress=lambda f: step(0.15 + 0.39 * f, "describing the captures' views"))
+    step(0.54, "learning the classifier on held-out folds")
+    fold_classifiers: dict[int, FaceClassifier] = {
+        int(f): fit(feats[fold_of != f, :FOLD_VIEWS], plabels_a[fold_of != f], len(labels))
+        for f in np.unique(fold_of)}
 
     def held_out_read(i: int, patch: np.ndarray, ink: InkModel
                       ) -> tuple[int, int, float, float, int, float]:
@@ -573,7 +634,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                 class_margin(cs))
 
     for i in range(len(patches_a)):
-        step(0.3 + 0.5 * i / len(patches_a), "checking the faces on held-out captures")
+        step(0.66 + 0.27 * i / len(patches_a), "checking the faces on held-out captures")
         rest = fold_of != fold_of[i]
         ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
         results.append(held_out_read(i, patches_a[i], ink))
@@ -636,18 +697,18 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     flaws = capture_flaws(patches_a)
     misread_caps = {i for i, r in enumerate(results) if r[0] != r[1] and r[0] != r[4]}
     flawed = list(left_out or []) + [
-        (names[i], flaws[i] + (["misread when held out"] if i in misread_caps else []))
+        (labels[plabels[i]], names[i],
+         flaws[i] + (["misread when held out"] if i in misread_caps else []))
         for i in range(len(names)) if flaws[i] or i in misread_caps]
     report = CalibrationReport(per_label, accuracy, abstained / len(results),
                                sorted(((a, b, n) for (a, b), n in confused.items()),
                                       key=lambda x: -x[2]), closest[:5],
-                               time.perf_counter() - t0, flawed)
+                               time.perf_counter() - t0, [(n, r) for _, n, r in flawed])
     thresholds = Thresholds(min_margin=min_margin, min_score=min_score,
                             class_margin=cls_margin, alone_margin=alone_margin)
-    step(0.8, "learning the classifier")
+    step(0.93, "learning the classifier")
     profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
-                      report.to_json(), face_classifier=train(patches_a, plabels_a, len(labels),
-                                                              turns=turns))
+                      report.to_json(), face_classifier=fit(feats, plabels_a, len(labels)))
     profile._matcher = make_matcher(all_t, all_l, len(labels), all_aug)
     # refused only when the faces cannot be told apart: two faces alike (the same art in
     # the same colours), nearly identical templates, or a misreading both models agree on so
@@ -662,7 +723,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
         kept = np.bincount(plabels_a[keep], minlength=len(labels))
         if (retry and not twins and closest[0][2] <= 0.985 and 0 < (~keep).sum() <= LEAVE_OUT * len(keep)
                 and kept.min() >= 2):
-            out = [(names[i], flaws[i] + ["misread when held out, left out"])
+            out = [(labels[plabels[i]], names[i], flaws[i] + ["misread when held out, left out"])
                    for i in np.flatnonzero(~keep)]
             return learn_templates(die_set, labels, felt, geometry, patches_a[keep],
                                    plabels_a[keep], folds, t0, progress,

@@ -83,3 +83,59 @@ def test_a_refusal_names_the_look_alike_faces_the_bad_captures_and_what_to_do():
     assert "X/02.png (blurred" in msg
     assert "hold the die still" in msg and "make the art of L, T more different" in msg
     assert "No profile written" in msg
+
+
+def test_half_the_captures_without_a_die_are_named_first_and_no_look_alike_is_claimed_on_them():
+    # half the captures (12 of 24) show no findable die; L's art is T's, so the table is
+    # refused, but L and T are measured on too few good captures (2 and 3 of 6) to say one
+    # looks like the other: the refusal names the captures without a die and the cause
+    # first, claims no look-alike on them, and says to retake them
+    missing = {("L", 0), ("L", 1), ("L", 3), ("L", 4), ("T", 0), ("T", 2), ("T", 5),
+               ("X", 1), ("X", 3), ("X", 4), ("O", 2), ("O", 5)}
+    patches, labels, names, left_out = [], [], [], []
+    for li, lab in enumerate(LETTERS):
+        for j in range(6):
+            if (lab, j) in missing:
+                left_out.append((lab, f"{lab}/{j:02d}.png", ["die not found"]))
+                continue
+            patches.append(_face("T" if lab == "L" else lab, 10 * li + j))
+            labels.append(li)
+            names.append(f"{lab}/{j:02d}.png")
+    with pytest.raises(CalibrationRefused) as refused:
+        learn_templates("test-letters", LETTERS, FeltModel(np.zeros(2), np.eye(2)),
+                        Geometry(48.0, 0.02, (800.0, 600.0)), np.asarray(patches, np.uint8),
+                        np.asarray(labels, np.int32), names=names, left_out=left_out)
+    msg = str(refused.value)
+    assert msg.startswith("calibration has too few good captures of L, T, X")
+    assert "L has 2 good of 6 captures (die not found: L/00.png, L/01.png, L/03.png, L/04.png)" \
+        in msg
+    assert "T has 3 good of 6 captures (die not found: T/00.png, T/02.png, T/05.png)" in msg
+    assert "looks like" not in msg and "make the art" not in msg  # nothing claimed on them
+    # O keeps 4 good captures: measured; its two are named after, as captures to look at
+    assert msg.index("Captures to look at: O/02.png (die not found)") > msg.index("X has 3")
+    assert "lay the die alone and wholly in view on the felt" in msg
+    assert msg.endswith("No profile written")
+
+
+def test_look_alikes_measured_on_good_captures_are_still_claimed_next_to_the_bad_captures():
+    # L's art is T's, each with six good captures: "L looks like T" stands; X lost 3 of its
+    # captures (no die found): named first, and X is claimed to look like nothing
+    patches, labels, names, left_out = [], [], [], []
+    for li, lab in enumerate(LETTERS):
+        for j in range(6):
+            if lab == "X" and j < 3:
+                left_out.append((lab, f"{lab}/{j:02d}.png", ["die not found"]))
+                continue
+            patches.append(_face("T" if lab == "L" else lab, 10 * li + j))
+            labels.append(li)
+            names.append(f"{lab}/{j:02d}.png")
+    with pytest.raises(CalibrationRefused) as refused:
+        learn_templates("test-letters", LETTERS, FeltModel(np.zeros(2), np.eye(2)),
+                        Geometry(48.0, 0.02, (800.0, 600.0)), np.asarray(patches, np.uint8),
+                        np.asarray(labels, np.int32), names=names, left_out=left_out)
+    msg = str(refused.value)
+    assert msg.startswith("calibration has too few good captures of X")
+    assert "X has 3 good of 6 captures (die not found: X/00.png, X/01.png, X/02.png)" in msg
+    assert "L looks like T" in msg or "T looks like L" in msg
+    assert "X looks like" not in msg and "looks like X" not in msg
+    assert "make the art of L, T more different" in msg
