@@ -98,6 +98,33 @@ def _felt_distance(img: np.ndarray, felt: FeltModel
     return inten, ic[0, 0] * d1 * d1 + 2 * ic[0, 1] * d1 * d2 + ic[1, 1] * d2 * d2
 
 
+#: squared Mahalanobis radii of the trimmed medians that find a frame's felt colour
+RECENTRE_RADII = (16.0, 9.0, 6.0)
+
+
+def frame_felt(img: np.ndarray, felt: FeltModel, felt_share: float = FELT_SHARE) -> FeltModel:
+    """The felt's colour as this frame shows it: the calibrated model moved to the frame's felt.
+
+    Each frame draws its own lamp (warm or cool) and white balance drifts, so a grey felt's
+    chromaticity moves by a good part of the spread the calibration captures showed between
+    them. Judged against the captures' mean, every pixel of such a frame looks far off and
+    the distance scale widens (felt_noise) until dice pass for felt. The felt fills at least
+    `felt_share` of the frame and its colour lies within the calibrated spread, so trimmed
+    medians of the pixels near the calibrated colour (RECENTRE_RADII) find where it lies
+    now; the calibrated covariance is kept.
+    """
+    _, o1, o2 = chroma(img[::2, ::2] if img.shape[0] * img.shape[1] > 40_000 else img)
+    x = np.stack([o1.ravel(), o2.ravel()], 1).astype(np.float64)
+    centre = np.asarray(felt.mean, np.float64)
+    for r2 in RECENTRE_RADII:
+        d = x - centre
+        near = x[np.einsum("ij,jk,ik->i", d, felt.icov, d) < r2]
+        if len(near) < 0.5 * felt_share * len(x):
+            break
+        centre = np.median(near, 0)
+    return FeltModel(centre, felt.icov, felt.max_d2, felt.dark_fraction)
+
+
 def felt_noise(maha: np.ndarray, felt_share: float) -> float:
     """How much noisier than at calibration the felt's colour is (1 = as calibrated).
 
@@ -239,6 +266,7 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
     """
     s = DETECT_SCALE
     small = cv2.resize(img, (img.shape[1] // s, img.shape[0] // s), interpolation=cv2.INTER_AREA)
+    felt = frame_felt(small, felt)
     fm, level = felt_mask(small, felt, felt_share=FELT_SHARE)
     fm8 = fm.astype(np.uint8)
     # the felt's own region, without specks of noise on the wood round it that pass for

@@ -1,0 +1,89 @@
+"""Dice on a grey felt: the felt's colour is judged as each frame shows it.
+
+A grey felt's chromaticity moves with every frame's lamp (warm or cool) by a good part of
+the spread the calibration captures show between them; judged against the captures' mean,
+every pixel looked far off, the distance scale widened, and dice passed for felt ("die not
+found" in most captures of a grey table).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.bench import capture_set
+from vision.dice import _felt_distance, chroma, felt_noise, find_blobs, frame_felt, learn_felt
+from vision.labels import Die, DieSet
+from vision.recognizer import Recognizer, calibrate
+from vision.synthetic import World, make_scene, sample_world
+from vision.training import capture_dice
+
+
+def _grey_frame(lamp_bgr: tuple[float, float, float], rng: np.random.Generator) -> np.ndarray:
+    """A grey felt under a lamp, mottled and noisy, with a blue die (80 px) at (300, 200)."""
+    felt = 0.32 * 255 * (1 + 0.04 * rng.standard_normal((60, 80, 1)))
+    img = np.repeat(np.repeat(felt, 8, 0), 8, 1) * np.ones(3)
+    img[160:240, 260:340] = (170, 110, 40)
+    img = img * np.array(lamp_bgr) + rng.normal(0, 3, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _lamp(warm: float) -> tuple[float, float, float]:
+    """A lamp's colour (BGR, 1 at most) from cool (-1) to warm (1), as the generator's."""
+    c = np.array((1.0 - 0.12 * warm, 1.0 - 0.03 * abs(warm), 1.0 + 0.08 * warm))
+    return tuple(c / c.max())
+
+
+def test_the_felt_colour_follows_the_frames_lamp():
+    rng = np.random.default_rng(3)
+    felt = learn_felt([_grey_frame(_lamp(w), rng) for w in (-1, -0.5, 0, 0.5, 1)])
+    for warm in (-1.0, 1.0):  # the coolest and the warmest lamp the captures showed
+        frame = _grey_frame(_lamp(warm), rng)
+        moved = frame_felt(frame, felt)
+        _, o1, o2 = chroma(frame[:100, :200])  # felt only
+        assert np.allclose(moved.mean, [np.median(o1), np.median(o2)], atol=0.02)
+        # judged against the captures' mean, the felt looked 5 times noisier than calibrated
+        assert felt_noise(_felt_distance(frame, felt)[1], 0.4) > 3
+        assert felt_noise(_felt_distance(frame, moved)[1], 0.4) < 2
+        blobs, _, _ = find_blobs(frame, felt, 80.0)
+        assert len(blobs) == 1 and abs(blobs[0].area - 80 * 80) < 0.15 * 80 * 80
+
+
+#: a white die and a black one: on a grey felt only their brightness tells them from it
+NEUTRAL = DieSet(
+    name="test-neutral",
+    dice=(
+        Die("CHALK", (225, 228, 230), (90, 110, 40),
+            ("SPRING", "SPRING", "SUMMER", "SUMMER", "AUTUMN", "WINTER")),
+        Die("COAL", (28, 26, 26), (20, 20, 20), ("STAR", "STAR", "STAR", "CLOUD", "CLOUD", "RAIN")),
+    ),
+    glyphs={"SPRING": "東", "SUMMER": "陽", "AUTUMN": "米", "WINTER": "北", "STAR": "空",
+            "CLOUD": "風", "RAIN": "魚"},
+)
+
+
+def test_a_grey_felt_table_calibrates_and_reads():
+    # a table of the wide world's dev split (42 px dice, a lens k 0.07), its felt grey:
+    # before, capture_dice found the die in 34 of these 42 captures (8 "die not found" or
+    # "5 objects found on the felt"); now in all but one
+    world = sample_world(np.random.default_rng([20261121, 1, 13]), "dev")
+    world = World({**world.table, "felt_bgr": (0.45, 0.44, 0.42)}, world.style, world.hard,
+                  "grey")
+    caps = capture_set(None, 7_000, 6, NEUTRAL, world=world)
+    _, singles, missing = capture_dice(caps)
+    assert len(missing) <= 1 and len(singles) >= 41
+    profile, _ = calibrate(caps, NEUTRAL.name)
+    rec = Recognizer(profile)
+    right = wrong = 0
+    for seed in (7_100, 7_101, 7_102):
+        scene = make_scene(seed, n_dice=4, die_set=NEUTRAL, world=world)
+        readings = [r for r in rec.read(scene.image) if r.label is not None]
+        for truth in scene.dice:
+            near = [r for r in readings
+                    if np.hypot(r.center[0] - truth.top_center[0],
+                                r.center[1] - truth.top_center[1]) < 0.25 * 42]
+            right += any(r.label == truth.label for r in near)
+            wrong += any(r.label != truth.label for r in near)
+    # 4 of the 12 dice read now (the rest abstained on or, white dice in the frame's dim
+    # corners, not found: see docs/vision.md), none misread
+    assert wrong == 0
+    assert right >= 3
