@@ -30,10 +30,28 @@ def _face(letter: str, seed: int) -> np.ndarray:
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
-def _learn(patches: list[np.ndarray], labels: list[int], names: list[str]):
+def _learn(patches: list[np.ndarray], labels: list[int], names: list[str],
+           left_out: list[tuple[str, str, list[str]]] | None = None):
     return learn_templates("test-letters", LETTERS, FeltModel(np.zeros(2), np.eye(2)),
                            Geometry(48.0, 0.02, (800.0, 600.0)), np.asarray(patches, np.uint8),
-                           np.asarray(labels, np.int32), names=names)
+                           np.asarray(labels, np.int32), names=names, left_out=left_out)
+
+
+def _refused_without_dice(missing: set[tuple[str, int]]) -> str:
+    """The refusal of six captures a letter, L drawn with T's art, where the captures in
+    `missing` (letter, number) showed no findable die."""
+    patches, labels, names, left_out = [], [], [], []
+    for li, lab in enumerate(LETTERS):
+        for j in range(6):
+            if (lab, j) in missing:
+                left_out.append((lab, f"{lab}/{j:02d}.png", ["die not found"]))
+                continue
+            patches.append(_face("T" if lab == "L" else lab, 10 * li + j))
+            labels.append(li)
+            names.append(f"{lab}/{j:02d}.png")
+    with pytest.raises(CalibrationRefused) as refused:
+        _learn(patches, labels, names, left_out)
+    return str(refused.value)
 
 
 def test_a_few_blank_captures_are_left_out_and_named_not_refused_the_threshold_and_are_named():
@@ -92,20 +110,7 @@ def test_half_the_captures_without_a_die_are_named_first_and_no_look_alike_is_cl
     # first, claims no look-alike on them, and says to retake them
     missing = {("L", 0), ("L", 1), ("L", 3), ("L", 4), ("T", 0), ("T", 2), ("T", 5),
                ("X", 1), ("X", 3), ("X", 4), ("O", 2), ("O", 5)}
-    patches, labels, names, left_out = [], [], [], []
-    for li, lab in enumerate(LETTERS):
-        for j in range(6):
-            if (lab, j) in missing:
-                left_out.append((lab, f"{lab}/{j:02d}.png", ["die not found"]))
-                continue
-            patches.append(_face("T" if lab == "L" else lab, 10 * li + j))
-            labels.append(li)
-            names.append(f"{lab}/{j:02d}.png")
-    with pytest.raises(CalibrationRefused) as refused:
-        learn_templates("test-letters", LETTERS, FeltModel(np.zeros(2), np.eye(2)),
-                        Geometry(48.0, 0.02, (800.0, 600.0)), np.asarray(patches, np.uint8),
-                        np.asarray(labels, np.int32), names=names, left_out=left_out)
-    msg = str(refused.value)
+    msg = _refused_without_dice(missing)
     assert msg.startswith("calibration has too few good captures of L, T, X")
     assert "L has 2 good of 6 captures (die not found: L/00.png, L/01.png, L/03.png, L/04.png)" \
         in msg
@@ -120,20 +125,7 @@ def test_half_the_captures_without_a_die_are_named_first_and_no_look_alike_is_cl
 def test_look_alikes_measured_on_good_captures_are_still_claimed_next_to_the_bad_captures():
     # L's art is T's, each with six good captures: "L looks like T" stands; X lost 3 of its
     # captures (no die found): named first, and X is claimed to look like nothing
-    patches, labels, names, left_out = [], [], [], []
-    for li, lab in enumerate(LETTERS):
-        for j in range(6):
-            if lab == "X" and j < 3:
-                left_out.append((lab, f"{lab}/{j:02d}.png", ["die not found"]))
-                continue
-            patches.append(_face("T" if lab == "L" else lab, 10 * li + j))
-            labels.append(li)
-            names.append(f"{lab}/{j:02d}.png")
-    with pytest.raises(CalibrationRefused) as refused:
-        learn_templates("test-letters", LETTERS, FeltModel(np.zeros(2), np.eye(2)),
-                        Geometry(48.0, 0.02, (800.0, 600.0)), np.asarray(patches, np.uint8),
-                        np.asarray(labels, np.int32), names=names, left_out=left_out)
-    msg = str(refused.value)
+    msg = _refused_without_dice({("X", 0), ("X", 1), ("X", 2)})
     assert msg.startswith("calibration has too few good captures of X")
     assert "X has 3 good of 6 captures (die not found: X/00.png, X/01.png, X/02.png)" in msg
     assert "L looks like T" in msg or "T looks like L" in msg
