@@ -26,7 +26,12 @@ class TableState(enum.Enum):
 
 @dataclass
 class SettleDetector:
-    """Tracks motion between frames; SETTLED after `still_s` seconds without any."""
+    """Tracks motion between frames; SETTLED after `still_s` seconds without any.
+
+    Whether a still table is EMPTY is looked at once per still spell (the felt searched for
+    objects), not on every frame: nothing comes or goes without motion, and a camera loop
+    idling over a still table would otherwise search the whole frame ten times a second.
+    """
 
     still_s: float = 2.0
     scale: int = 8  # frames are compared this much smaller
@@ -39,6 +44,7 @@ class SettleDetector:
     def __post_init__(self) -> None:
         self._prev: np.ndarray | None = None
         self._still_since: float | None = None
+        self._empty: bool | None = None  # this still spell's table: empty? (None: not looked)
         self.state = TableState.MOVING
 
     def _small(self, img: np.ndarray) -> np.ndarray:
@@ -58,14 +64,16 @@ class SettleDetector:
         self._prev = small
         if moving:
             self._still_since = None
+            self._empty = None
             self.state = TableState.MOVING
             return self.state
         if self._still_since is None:
             self._still_since = t
         if t - self._still_since < self.still_s:
             self.state = TableState.MOVING
-        elif self.felt is not None and not find_blobs(img, self.felt, self.side_px, self.ignore)[0]:
-            self.state = TableState.EMPTY
-        else:
-            self.state = TableState.SETTLED
+            return self.state
+        if self._empty is None:
+            self._empty = (self.felt is not None
+                           and not find_blobs(img, self.felt, self.side_px, self.ignore)[0])
+        self.state = TableState.EMPTY if self._empty else TableState.SETTLED
         return self.state

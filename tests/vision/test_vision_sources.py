@@ -16,6 +16,7 @@ from vision.camera import (
     open_camera,
     roll_frames,
 )
+from vision.dice import find_blobs
 from vision.errors import VisionError
 from vision.geometry import TableGeometry, detect_markers
 from vision.settle import SettleDetector, TableState
@@ -123,6 +124,26 @@ def test_empty_table(shipped_profile):
     img = make_scene(13, n_dice=0).image
     det.update(img, 0.0)
     assert det.update(img, 0.1) is TableState.EMPTY
+
+
+def test_a_still_table_is_searched_once_per_still_spell(shipped_profile, monkeypatch):
+    import vision.settle
+
+    searched = []
+
+    def counting(*args, **kwargs):
+        searched.append(1)
+        return find_blobs(*args, **kwargs)
+
+    monkeypatch.setattr(vision.settle, "find_blobs", counting)
+    det = SettleDetector(still_s=0.0, felt=shipped_profile.felt)
+    empty, dice = make_scene(13, n_dice=0).image, make_scene(13, n_dice=2).image
+    states = [det.update(empty, 0.1 * i) for i in range(6)]
+    assert states[1:] == [TableState.EMPTY] * 5 and len(searched) == 1
+    # dice thrown: motion, then a still spell of its own, looked at afresh
+    states = [det.update(dice, 1.0 + 0.1 * i) for i in range(6)]
+    assert states[0] is TableState.MOVING and states[1:] == [TableState.SETTLED] * 5
+    assert len(searched) == 2
 
 
 def test_readings_carry_table_position_and_zone(shipped_profile):
