@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASSWORD, csrf_of, setup_code
+
+from tests.web.support import PASSWORD, csrf_of, setup_code
 
 #: Every state-changing endpoint with a body that would be valid for the banker.
 STATE_CHANGING = [

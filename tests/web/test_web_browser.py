@@ -12,7 +12,8 @@ from pathlib import Path
 
 import playwright.sync_api as playwright_api
 import pytest
-from conftest import PASSWORD, VIEWER_PASSWORD, open_table, setup_code
+
+from tests.web.support import PASSWORD, VIEWER_PASSWORD, open_table, setup_code
 
 CHROMIUM = os.environ.get("FELTBANK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "web"

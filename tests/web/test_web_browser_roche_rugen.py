@@ -5,7 +5,6 @@ go to artifacts/web/."""
 from __future__ import annotations
 
 import pytest
-from conftest import PASSWORD, open_table, setup_code
 from test_web_browser import (  # noqa: F401 (the browser fixture)
     DATA_DIRS,
     LANDSCAPE,
@@ -19,6 +18,8 @@ from test_web_browser import (  # noqa: F401 (the browser fixture)
     shot,
     tap_spot,
 )
+
+from tests.web.support import PASSWORD, open_table, setup_code
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from functools import cache
 
 import numpy as np
 import pytest
-from conftest import open_table
 from test_web_browser import (  # noqa: F401 (the browser fixture)
     CHROMIUM,
     browser,
@@ -23,6 +22,7 @@ from test_web_browser import (  # noqa: F401 (the browser fixture)
     shot,
 )
 
+from tests.web.support import open_table
 from vision.calibrator_kinds import DeckCalibrator, NumeralCalibrator
 from vision.scenes_cards import capture, sample_table
 
@@ -89,7 +89,7 @@ def deck_app(tmp_path, felt, **kw):
 
 @pytest.fixture
 def deck_client(tmp_path):
-    from conftest import Auth
+    from tests.web.support import Auth
 
     felt = Felt()
     app, cal = deck_app(tmp_path, felt)
@@ -114,7 +114,7 @@ def test_the_page_asks_for_each_card_in_words_english_and_french(deck_client):
 
 
 def csrf(client):
-    from conftest import csrf_of
+    from tests.web.support import csrf_of
 
     return csrf_of(client.get("/calibration/").text)
 
@@ -374,9 +374,9 @@ def test_the_demo_tables_printed_deck_card_by_card(browser, tmp_path):  # noqa: 
 
 def test_no_english_left_on_the_french_guided_pages(tmp_path):
     """The deck's page (a refused capture on it) and the die set's, in French."""
-    from conftest import Auth
     from test_web_i18n import english_left
 
+    from tests.web.support import Auth
     from web import Services, create_app
     from web.camera import StillCamera
 

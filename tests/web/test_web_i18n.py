@@ -11,7 +11,6 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
-from conftest import csrf_of
 
 from controller.config import schema
 from controller.games.base import Command
@@ -20,6 +19,7 @@ from controller.games.hazard import BET_WORDS
 from controller.modes import find_mode, modes
 from controller.odds.fortunes_winds import STRATEGY_WORDS
 from controller.settings import Name
+from tests.web.support import csrf_of
 from web.i18n import SCRIPT_WORDS, TRANSLATIONS
 from web.modes import BET_RESULTS, RESULT_WORDS, page_for
 from web.modes.fortunes_winds import FELT

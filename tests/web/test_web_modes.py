@@ -13,12 +13,12 @@ import itertools
 import re
 
 import pytest
-from conftest import Auth, open_table
 from test_web_i18n import english_left
 
 from controller.games.base import RoundEnded
 from controller.games.play import random_play
 from controller.modes import find_mode, modes
+from tests.web.support import Auth, open_table
 from web.modes import ModePage, generic, page_for
 
 MODES = sorted(modes())

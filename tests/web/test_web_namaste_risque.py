@@ -5,7 +5,6 @@ builder to the Truths, in French. Screenshots go to artifacts/web/."""
 from __future__ import annotations
 
 import pytest
-from conftest import open_table
 from test_web_browser import (
     LANDSCAPE,
     SMALL_TARGETS,
@@ -19,6 +18,7 @@ from test_web_browser import (
 )
 
 from controller.games.base import Command
+from tests.web.support import open_table
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from __future__ import annotations
 import html as html_lib
 import re
 
-from conftest import open_table
 from itsdangerous import URLSafeSerializer
 
 from controller.games.base import Command
+from tests.web.support import open_table
 from web.modes import SHARED_SALT, shared_link
 
 

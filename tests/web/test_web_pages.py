@@ -8,7 +8,8 @@ import json
 import re
 
 import pytest
-from conftest import open_table
+
+from tests.web.support import open_table
 
 
 def test_fortunes_and_winds_page_shows_the_felt_and_greys_what_is_refused(client, banker):

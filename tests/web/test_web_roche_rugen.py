@@ -6,7 +6,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from conftest import open_table
+
+from tests.web.support import open_table
 
 
 @pytest.fixture
@@ -127,7 +128,7 @@ def test_settings_switch_the_table_to_roche_and_rugen_modes(client, banker, tabl
 @pytest.mark.parametrize("mode", ["roche", "grand-roche", "street-rugen", "house-rugen",
                                   "capital-rugen"])
 def test_the_first_run_wizard_chooses_the_game(client, app, table, mode):
-    from conftest import PASSWORD, csrf_of, setup_code
+    from tests.web.support import PASSWORD, csrf_of, setup_code
 
     page = client.get("/setup").text
     assert f'<option value="{mode}"' in page and 'value="fortunes-winds" selected' in page

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 
-from conftest import open_table
+from tests.web.support import open_table
 
 SEEDS = ["KIN-6-DAY-01", "COMMONS-7-DAY-01", "COMMONS-7-DAY-02", "MAGES-2-DAY-01",
          "MAGES-2-NIGHT-01", "REALM-3-DAY-01"]
