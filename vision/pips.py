@@ -24,7 +24,8 @@ pixels across):
 5. **Not a die after all.** A face is abstained on when spots like its pips run on past it
    (a cloth's pattern), when it is a lone pip whose body runs on to another pip like it (a
    part of a face), or when a face of its colour beside it may be its top face (a tilted
-   camera's side faces point anywhere, not only to the picture's middle).
+   camera's side faces point anywhere, not only to the picture's middle), or when little of
+   a die's edge runs round it and its layout is not sure (a patch of a speckled surface).
 
 The same face found at two pyramid levels is reported once, from the level that fits best;
 two levels that read it otherwise make it abstained on.
