@@ -24,7 +24,8 @@ pixels across):
 5. **Not a die after all.** A face is abstained on when spots like its pips run on past it
    (a cloth's pattern), when it is a lone pip whose body runs on to another pip like it (a
    part of a face), or when a face of its colour beside it may be its top face (a tilted
-   camera's side faces point anywhere, not only to the picture's middle).
+   camera's side faces point anywhere, not only to the picture's middle), or when little of
+   a die's edge runs round it and its layout is not sure (a patch of a speckled surface).
 
 The same face found at two pyramid levels is reported once, from the level that fits best;
 two levels that read it otherwise make it abstained on.
@@ -70,6 +71,8 @@ PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
+EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
 #: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
 
@@ -823,9 +826,38 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     return False
 
 
+def _edge_round(f: _Face, judged: tuple) -> float:
+    """The share of a face's outline where the body's colour ends: a die's face has its
+    edge all round (its rim, then its side faces or the table, or the rim's shade on a table
+    of the body's own colour), while a patch of a mottled surface (stone, a speckled or
+    printed cloth) ends where its colour drifts past the fill's tolerance, here and there.
+    An outline point counts when, anywhere from the region's edge to a quarter of a side
+    beyond it, the colour differs from the body's by more than the fill's tolerance. (A die
+    on a table of nearly its colour shows little of it: white on white paper, blurred.)"""
+    _, _, _, centre, angle, _, fside = judged
+    if f.image is None:
+        return 1.0
+    body = np.array(f.colour, np.float32)
+    a = math.radians(angle)
+    ca, sa = math.cos(a), math.sin(a)
+    t = (np.arange(12) + 0.5) / 12 * 2 - 1  # along a side, -1..1
+    u = np.concatenate([t, np.ones(12), -t, -np.ones(12)])
+    v = np.concatenate([-np.ones(12), t, np.ones(12), -t])
+    step = np.zeros(len(u), bool)
+    for k in (0.95, 1.0, 1.1, 1.2, 1.3):
+        half = fside / 0.88 / 2 * k
+        xs = centre[0] + half * (u * ca - v * sa)
+        ys = centre[1] + half * (u * sa + v * ca)
+        vals = _sample(f.image, xs, ys).astype(np.float32)
+        step |= np.max(np.abs(vals - body), 1) > _fill_tolerance(body)
+    return float(step.mean())
+
+
 def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
     """(confidence, reading in image pixels, the face) of a judged face."""
     label, conf, why, centre, angle, _, fside = judged
+    if label is not None and conf < EDGE_SURE and _edge_round(f, judged) < EDGE_ROUND:
+        label, conf, why = None, 0.3, "little of a die's edge round the face and its layout not sure"
     if label is not None and _in_a_pattern(f, judged):
         label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
     if label == "1" and _a_part_of_a_face(f, judged):

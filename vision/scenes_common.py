@@ -26,6 +26,10 @@ DEV_SURFACES = ("felt", "wood", "cloth", "paper")
 HELD_OUT_SURFACES = ("stone", "checked", "felt", "wood")
 #: woven patterns (gingham, stripes) of any scale, from a pip's size to a die's
 PATTERNED_SURFACES = ("gingham", "striped")
+#: mottled and speckled surfaces (granite, terrazzo, speckled laminate): spots of any size and
+#: shade on a ground whose colour drifts, so a patch of ground with spots in it can look like
+#: a die's face
+MOTTLED_SURFACES = ("speckled",)
 
 
 def noise_field(rng: np.random.Generator, shape: tuple[int, int], cell: float) -> np.ndarray:
@@ -111,9 +115,26 @@ def surface(rng: np.random.Generator, kind: str, shape: tuple[int, int],
         weave = max(1.5, scale_px * rng.uniform(0.03, 0.08))
         img *= (1 + 0.06 * np.sin(xx / weave * math.pi) * np.sin(yy / weave * math.pi)
                 + 0.04 * noise_field(rng, shape, scale_px))[:, :, None]
+    elif kind == "speckled":
+        base = random_colour(rng, 0.3, 0.85)
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = base
+        img *= (1 + 0.15 * noise_field(rng, shape, scale_px * rng.uniform(0.3, 2)))[:, :, None]
+        n = min(40000, int(h * w / (scale_px * scale_px) * rng.uniform(2, 30)))
+        other = rng.random(n) >= 0.8  # a grain of another colour; most are the ground's, shaded
+        shades = np.where(other[:, None], rng.uniform(0, 1, (n, 3)),
+                          base[None, :] * rng.uniform(0.1, 1.6, (n, 1)))
+        radii = scale_px * rng.uniform(0.02, 0.12, n)
+        xs, ys = rng.uniform(0, w, n), rng.uniform(0, h, n)
+        squash, turns = rng.uniform(0.5, 1, n), rng.uniform(0, 180, n)
+        for i in range(n):
+            cv2.ellipse(img, (int(xs[i]), int(ys[i])),
+                        (max(1, int(radii[i])), max(1, int(radii[i] * squash[i]))), turns[i],
+                        0, 360, tuple(float(c) for c in np.clip(shades[i], 0, 1)), -1, cv2.LINE_AA)
     else:
-        raise ValueError(f"unknown surface {kind!r}; expected one of "
-                         f"{sorted(set(DEV_SURFACES) | set(HELD_OUT_SURFACES) | set(PATTERNED_SURFACES))}")
+        known = set(DEV_SURFACES) | set(HELD_OUT_SURFACES) | set(PATTERNED_SURFACES) | set(
+            MOTTLED_SURFACES)
+        raise ValueError(f"unknown surface {kind!r}; expected one of {sorted(known)}")
     return np.clip(img, 0, 1).astype(np.float32)
 
 

@@ -4,7 +4,8 @@ Widely randomized (see `vision.scenes_common`): one to ten dice of 12-25 mm, 24-
 light dice with dark pips and dark dice with light pips, pips of any colour (a red 1, and a
 red 4 with it, sometimes), pips of 6-12%
 of the face at a spacing of 22-30%, side faces showing away from the camera's axis, touching
-dice, on felt, wood, cloth (plain, gingham, striped) or paper. The dice are solids, shaded
+dice, on felt, wood, cloth (plain, gingham, striped), paper or a speckled surface (granite,
+terrazzo). The dice are solids, shaded
 under the lamp: rounded edges (a bevel bright on the lamp's side, dark away from it, a glossy
 highlight) and pips as painted dimples (a bowl whose wall towards the lamp is in shade). The
 camera may be tilted up to 30 degrees (real perspective) and may be a colour sensor's Bayer
@@ -26,6 +27,7 @@ from vision.scenes_common import (
     DEV_SURFACES,
     FRAME_SIZES,
     HELD_OUT_SURFACES,
+    MOTTLED_SURFACES,
     PATTERNED_SURFACES,
     cast_shadow,
     cube_faces,
@@ -288,6 +290,9 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
         if rng.random() < 2 / 3:
             view = tilt_view(rng, view, 30.0)
     kind = kinds[int(rng.integers(len(kinds)))]
+    if real and not held_out and np.random.default_rng([seed, 1]).random() < 1 / 7:
+        # a speckled surface in a frame of seven, drawn apart (the other frames stay as they were)
+        kind = MOTTLED_SURFACES[0]
     die_px = view.f_px * side_mm / view.height_mm
     img = surface(rng, kind, (h, w), die_px)
     light = sample_light(rng, hard)

@@ -361,3 +361,21 @@ def test_a_lone_pip_with_its_bodys_colour_running_on_to_another_pip_is_a_part_of
                  around=np.array([[p.x, p.y, p.r, p.centre, p.body] for p in spots]), image=img)
     judged = ("1", 0.9, "", (126.0, 74.0), 0.0, 6.0, 24.0)
     assert _a_part_of_a_face(face, judged) is (not rim)
+
+
+def test_spots_on_a_speckled_surface_are_not_a_die():
+    # a speckled ground (granite, terrazzo) with no die on it: two patches of its drifting
+    # ground, each with two grains in a two's layout, were read as dice showing two; no
+    # die's edge runs round them. A die's face has one all round (the plain dice above).
+    from vision.pips import EDGE_ROUND, _edge_round, _Face
+    from vision.scenes_common import finish, sample_light, surface
+
+    rng = np.random.default_rng(28)
+    img = surface(rng, "speckled", (480, 640), 60.0)
+    light = sample_light(rng, False)
+    light["bayer"], light["sharpen"] = False, 0.0
+    assert [o for o in read_pips(finish(img, rng, light)) if o.label is not None] == []
+    die = _die_image(list(LAYOUTS[2]), side=80, turn=0.0)
+    face = _Face(0, (320.0, 240.0), 80.0 * 0.96, 0.0, np.zeros((0, 1, 2), np.float32), 0.9,
+                 False, [], colour=(235.0, 235.0, 235.0), image=die)
+    assert _edge_round(face, ("2", 1.0, "", (320.0, 240.0), 0.0, 20.0, 80.0 * 0.96)) >= EDGE_ROUND
