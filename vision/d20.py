@@ -53,8 +53,9 @@ MAX_SIDES = 1.07  # a top face's longest side over its shortest
 TOP_FACING = 0.93  # a face read as the top only when it faces the camera within about 21
 #                    degrees (`_facing`: cos 21.6): farther aslant, a side face facing the
 #                    camera (41.8 degrees from the top) faces it as squarely
-FACING_MARGIN = 0.04  # a top face read only when it faces the camera more squarely than
-#                       any other face found of its die by this much (`_facing`)
+FACING_MARGIN = 0.1  # a top face read only when it faces the camera more squarely than
+#                      any other face found of its die by this much (`_facing`): two faces
+#                      closer tie (a 50 px face's corners put `_facing` 0.02-0.05 off)
 TALL_BEYOND = 0.9  # a face is not the top when the body reaches this far beyond it (heights)
 BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
