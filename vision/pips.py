@@ -553,7 +553,6 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
     return out
 
 
-
 def _turned(grid_angle: float, face_angle: float) -> bool:
     """Whether a grid of pips is turned against the face's edges by more than SQUARE_TURN
     (a die's layout is square with its edges; two spots of a pattern lie at any angle)."""
