@@ -303,3 +303,18 @@ def test_flawed_captures_are_named_with_the_reason(seasons_profile):
     assert "blurred" in flaws[0] and "too dark" in flaws[1] and "glare" in flaws[2]
     assert not any(flaws[3:])
     assert report.to_json()["flawed_captures"] == [[n, r] for n, r in report.flawed]
+
+
+def test_a_dim_table_is_judged_against_its_own_captures(seasons_profile):
+    """A dim lamp makes every capture dark: none is "too dark" for that (a person tells the
+    faces apart), but one far darker than the table's other captures still is."""
+    from vision.training import capture_flaws
+
+    profile, _ = seasons_profile
+    dim = (profile.patches.astype(np.float32) * 0.15).astype(np.uint8)
+    o = (dim.shape[1] - 48) // 2
+    assert np.percentile(dim[:, o:o + 48, o:o + 48], 80) < 40  # under the old fixed floor
+    assert not any("too dark" in f for f in capture_flaws(dim))
+    dim[3] = (dim[3] * 0.3).astype(np.uint8)
+    flaws = capture_flaws(dim)
+    assert "too dark" in flaws[3] and not any("too dark" in f for f in flaws[:3] + flaws[4:])
