@@ -318,3 +318,24 @@ def test_a_dim_table_is_judged_against_its_own_captures(seasons_profile):
     dim[3] = (dim[3] * 0.3).astype(np.uint8)
     flaws = capture_flaws(dim)
     assert "too dark" in flaws[3] and not any("too dark" in f for f in flaws[:3] + flaws[4:])
+
+
+def test_reading_and_calibrating_hold_numpy_blas_to_one_thread(seasons_profile, monkeypatch):
+    """OpenBLAS's idle threads spin between the reader's small products: on one core they
+    took over half a frame's CPU time, so reading and calibrating run on one BLAS thread."""
+    from threadpoolctl import threadpool_info
+
+    import vision.training as training
+    from vision.reader import Recognizer
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+    monkeypatch.setattr(Recognizer, "_read", lambda self, img, geometry: seen.append(
+        blas_threads()) or [])
+    monkeypatch.setattr(training, "_calibrate", lambda *a: seen.append(blas_threads()))
+    Recognizer(seasons_profile[0]).read(np.zeros((8, 8, 3), np.uint8))
+    training.calibrate({}, "seasons")
+    # numpy's BLAS (and any other loaded) is found, and held to one thread in both
+    assert len(seen) == 2 and all(threads and set(threads) == {1} for threads in seen)
