@@ -209,8 +209,9 @@ def _score(res: BenchResult, scene: object, readings: list, hard: bool, fseed: i
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark pinned to one core and print its summary as one JSON line.
 
-    Meant to be started as ``python -m vision.bench`` with OPENBLAS_NUM_THREADS=1 (and
-    OMP_NUM_THREADS=1) in the environment, so numpy's BLAS cannot use a second core either.
+    The reader and the calibration hold numpy's BLAS to one thread themselves
+    (vision.threads), so ``python -m vision.bench`` measures one core without
+    OPENBLAS_NUM_THREADS=1 in the environment.
     With --split both, the line holds {"dev": {...}, "heldout": {...}}.
     """
     import argparse

@@ -92,10 +92,15 @@ def _felt_distance(img: np.ndarray, felt: FeltModel
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Brightness and squared Mahalanobis distance of each pixel's chroma from the felt's."""
     inten, o1, o2 = chroma(img)
-    d1 = o1 - np.float32(felt.mean[0])
-    d2 = o2 - np.float32(felt.mean[1])
-    ic = felt.icov.astype(np.float32)
-    return inten, ic[0, 0] * d1 * d1 + 2 * ic[0, 1] * d1 * d2 + ic[1, 1] * d2 * d2
+    return inten, _mahalanobis(o1, o2, felt.mean.astype(np.float32), felt.icov.astype(np.float32))
+
+
+def _mahalanobis(o1: np.ndarray, o2: np.ndarray, mean: np.ndarray, icov: np.ndarray
+                 ) -> np.ndarray:
+    """Squared Mahalanobis distance of chromaticities (o1, o2) from `mean` (in their dtype)."""
+    d1 = o1 - mean[0]
+    d2 = o2 - mean[1]
+    return icov[0, 0] * d1 * d1 + 2 * icov[0, 1] * d1 * d2 + icov[1, 1] * d2 * d2
 
 
 #: squared Mahalanobis radii of the trimmed medians that find a frame's felt colour
@@ -114,14 +119,13 @@ def frame_felt(img: np.ndarray, felt: FeltModel, felt_share: float = FELT_SHARE)
     now; the calibrated covariance is kept.
     """
     _, o1, o2 = chroma(img[::2, ::2] if img.shape[0] * img.shape[1] > 40_000 else img)
-    x = np.stack([o1.ravel(), o2.ravel()], 1).astype(np.float64)
+    o1, o2 = o1.ravel().astype(np.float64), o2.ravel().astype(np.float64)
     centre = np.asarray(felt.mean, np.float64)
     for r2 in RECENTRE_RADII:
-        d = x - centre
-        near = x[np.einsum("ij,jk,ik->i", d, felt.icov, d) < r2]
-        if len(near) < 0.5 * felt_share * len(x):
+        near = _mahalanobis(o1, o2, centre, np.asarray(felt.icov, np.float64)) < r2
+        if near.sum() < 0.5 * felt_share * len(o1):
             break
-        centre = np.median(near, 0)
+        centre = np.array([np.median(o1[near]), np.median(o2[near])])
     return FeltModel(centre, felt.icov, felt.max_d2, felt.dark_fraction)
 
 

@@ -40,6 +40,7 @@ from vision.errors import VisionError
 from vision.geometry import TableGeometry
 from vision.leaning import face_template, find_top_face, is_leaning
 from vision.model import Profile, Thresholds
+from vision.threads import one_blas_thread
 
 # (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
 # dim, blurred outline); one at a time
@@ -285,6 +286,11 @@ class Recognizer:
     def read(self, img: np.ndarray, geometry: TableGeometry | None = None
              ) -> list[DieReading]:
         """Read every object on the felt of a BGR frame (placed on the table if geometry)."""
+        with one_blas_thread():
+            return self._read(img, geometry)
+
+    def _read(self, img: np.ndarray, geometry: TableGeometry | None) -> list[DieReading]:
+        """read, with numpy's BLAS on one thread."""
         p = self.profile
         frame = p.geometry.frame
         if frame is not None and (img.shape[1], img.shape[0]) != tuple(frame):

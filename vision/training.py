@@ -36,6 +36,7 @@ from vision.errors import BadCaptureFolder, CalibrationRefused
 from vision.geometry import Lens, detect_markers, marker_papers
 from vision.matcher import InkModel, build_templates, learn_ink, make_matcher
 from vision.model import Geometry, Profile, Thresholds
+from vision.threads import one_blas_thread
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
@@ -136,7 +137,8 @@ def capture_flaws(patches: np.ndarray) -> list[list[str]]:
 
     "blurred": its face's fine detail (Laplacian energy relative to its contrast) is below
     FLAW_BLUR of the captures' median; "too dark": its face's brightness is below FLAW_DARK
-    of the median (or under 40 grey levels); "glare": more than FLAW_GLARE of its face is
+    of the median (the table's own captures: a dim table's captures are all dim, and a
+    person tells its faces apart; no fixed floor of grey levels); "glare": more than FLAW_GLARE of its face is
     white light clipped in all three colours, more than the captures' median share.
     """
     o = (STORE - PATCH) // 2
@@ -153,7 +155,7 @@ def capture_flaws(patches: np.ndarray) -> list[list[str]]:
         why = []
         if s < FLAW_BLUR * ms:
             why.append("blurred")
-        if b < FLAW_DARK * mb or b < 40:
+        if b < FLAW_DARK * mb:
             why.append("too dark")
         if c > mc + FLAW_GLARE:
             why.append("glare")
@@ -352,7 +354,16 @@ def calibrate(
     """Learn a profile from labelled captures (one die each); refuse if faces are confused.
 
     progress(fraction, message), when given, is called as the work goes (fraction 0..1).
+    numpy's BLAS runs on one thread meanwhile (vision.threads).
     """
+    with one_blas_thread():
+        return _calibrate(captures, die_set, empty, folds, progress)
+
+
+def _calibrate(captures: dict[str, list[tuple[str, np.ndarray]]], die_set: str,
+               empty: Iterable[tuple[str, np.ndarray]], folds: int, progress: Progress | None
+               ) -> tuple[Profile, CalibrationReport]:
+    """calibrate, with numpy's BLAS on one thread."""
     t0 = time.perf_counter()
     step = progress or (lambda fraction, message: None)
     step(0.0, "learning the felt's colour")

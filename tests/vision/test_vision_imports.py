@@ -1,4 +1,5 @@
-"""vision/ imports only the stdlib, numpy and cv2 (never controller, Pillow, fonttools…)."""
+"""vision/ imports only the stdlib, numpy, cv2 and threadpoolctl (never controller, Pillow,
+fonttools…)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import sys
 from pathlib import Path
 
 VISION = Path(__file__).resolve().parents[2] / "vision"
-ALLOWED = {"numpy", "cv2", "vision"}
+# threadpoolctl holds numpy's BLAS to one thread while dice are read (vision/threads.py)
+ALLOWED = {"numpy", "cv2", "threadpoolctl", "vision"}
 LAZY_ONLY = {"picamera2"}  # the Pi camera, imported inside the source that uses it
 
 

@@ -303,3 +303,39 @@ def test_flawed_captures_are_named_with_the_reason(seasons_profile):
     assert "blurred" in flaws[0] and "too dark" in flaws[1] and "glare" in flaws[2]
     assert not any(flaws[3:])
     assert report.to_json()["flawed_captures"] == [[n, r] for n, r in report.flawed]
+
+
+def test_a_dim_table_is_judged_against_its_own_captures(seasons_profile):
+    """A dim lamp makes every capture dark: none is "too dark" for that (a person tells the
+    faces apart), but one far darker than the table's other captures still is."""
+    from vision.training import capture_flaws
+
+    profile, _ = seasons_profile
+    dim = (profile.patches.astype(np.float32) * 0.15).astype(np.uint8)
+    o = (dim.shape[1] - 48) // 2
+    assert np.percentile(dim[:, o:o + 48, o:o + 48], 80) < 40  # under the old fixed floor
+    assert not any("too dark" in f for f in capture_flaws(dim))
+    dim[3] = (dim[3] * 0.3).astype(np.uint8)
+    flaws = capture_flaws(dim)
+    assert "too dark" in flaws[3] and not any("too dark" in f for f in flaws[:3] + flaws[4:])
+
+
+def test_reading_and_calibrating_hold_numpy_blas_to_one_thread(seasons_profile, monkeypatch):
+    """OpenBLAS's idle threads spin between the reader's small products: on one core they
+    took over half a frame's CPU time, so reading and calibrating run on one BLAS thread."""
+    from threadpoolctl import threadpool_info
+
+    import vision.training as training
+    from vision.reader import Recognizer
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+    monkeypatch.setattr(Recognizer, "_read", lambda self, img, geometry: seen.append(
+        blas_threads()) or [])
+    monkeypatch.setattr(training, "_calibrate", lambda *a: seen.append(blas_threads()))
+    Recognizer(seasons_profile[0]).read(np.zeros((8, 8, 3), np.uint8))
+    training.calibrate({}, "seasons")
+    # numpy's BLAS (and any other loaded) is found, and held to one thread in both
+    assert len(seen) == 2 and all(threads and set(threads) == {1} for threads in seen)
