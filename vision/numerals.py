@@ -347,11 +347,11 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float],
     mo = cv2.moments(hull)
     if mo["m00"] <= 0:
         return None
-    cov = np.array([[mo["mu20"], mo["mu11"]], [mo["mu11"], mo["mu02"]]]) / mo["m00"]
-    ev, vecs = np.linalg.eigh(cov)
-    if ev[0] <= 0:
+    m20, m11, m02 = mo["mu20"], mo["mu11"], mo["mu02"]
+    half = math.hypot((m20 - m02) / 2, m11)  # the moments' eigenvalues, closed form
+    if (m20 + m02) / 2 - half <= 0:
         return None
-    fore = math.sqrt(ev[1] / ev[0])
+    fore = math.sqrt(((m20 + m02) / 2 + half) / ((m20 + m02) / 2 - half))
     (fx, fy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 6 or rh < 6:
         return None
@@ -362,6 +362,7 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float],
         return (fx, fy), side, ang % 90.0, None, fore  # square as seen: read turned
     if fore > most:
         return None
+    ev, vecs = np.linalg.eigh(np.array([[m20, m11], [m11, m02]]) / mo["m00"])
     # the map that makes the region round, keeping its area (determinant 1)
     w = (ev.prod() ** 0.25) * np.diag(ev ** -0.5) @ vecs.T
     c = np.array([mo["m10"], mo["m01"]]) / mo["m00"]
