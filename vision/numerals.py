@@ -563,28 +563,31 @@ def _aslant_sides(faces: list[NumeralReading], seen: list[NumeralReading],
     """The faces less those that are a side face of a die whose top face is beside them,
     and abstained on where which of two faces of one die is the top is not told.
 
-    Two faces of one colour closer than touching dice stand (`NEAR_FACE`), read or found
-    too aslant to read (`seen`), are one die's top and side faces. Seen at a from the line
-    of sight, across their shared edge the top face is cos a deep for its width, the side
-    face sin a (`_depth_share`: the lens's own stretch off its axis stretches both alike),
-    so the top is the deeper for its width while a < 45 degrees; and below a camera that
-    looks straight down a die's side faces show on its side towards the picture's middle
-    (a tilted camera's nadir may be elsewhere). A read face is kept as the top only where
-    both agree (the other face deeper by FORE_MARGIN lies towards the middle), dropped
-    as a side face where both agree that it is one, and abstained on otherwise (a side
-    face of a die near the frame's edge seen larger than its top)."""
+    Two faces of one colour closer than touching dice stand (`NEAR_FACE`), read or found too
+    aslant to read (`seen`), are one die's top and side faces, where their sizes are within
+    0.6 of each other (sqrt(tan a) for a of 20-70 degrees) and they do not overlap (centres
+    at least 0.45 of the smaller apart: a region run over two faces is neither). Seen at a
+    from the line of sight, across their shared edge the top face is cos a deep for its
+    width, the side face sin a (`_depth_share`: the lens's own stretch off its axis
+    stretches both alike), so the top is the deeper for its width while a < 45 degrees; and
+    below a camera that looks straight down a die's side faces show on its side towards the
+    picture's middle (a tilted camera's nadir may be elsewhere). A read face is kept as the
+    top only where both agree (the other face deeper by FORE_MARGIN lies towards the
+    middle), dropped as a side face where both agree that it is one, and abstained on
+    otherwise (a side face of a die near the frame's edge seen larger than its top)."""
     every = faces + seen
     out: list[NumeralReading] = []
     for i, a in enumerate(faces):
         side = unsure = False
         for j, b in enumerate(every):
-            if (j == i or not 0.4 < a.size_px / max(b.size_px, 1e-6) < 2.5
+            if (j == i or not 0.6 < a.size_px / max(b.size_px, 1e-6) < 1 / 0.6
                     or a.raw_chroma is None or b.raw_chroma is None
                     or a.spread is None or b.spread is None):
                 continue
             d = np.subtract(b.center, a.center)
             apart = float(np.hypot(*d))
-            if (not 0.3 < apart / max(a.size_px, b.size_px) < NEAR_FACE
+            if (apart <= 0.45 * min(a.size_px, b.size_px)
+                    or apart >= NEAR_FACE * max(a.size_px, b.size_px)
                     or np.linalg.norm(np.subtract(a.raw_chroma, b.raw_chroma)) > 0.03):
                 continue
             u = d / apart
