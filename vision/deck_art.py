@@ -17,6 +17,7 @@ S H D C).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -161,10 +162,40 @@ def draw_symbol(img: np.ndarray, kind: str, cx: float, cy: float, size: float, c
         raise ValueError(f"no symbol {kind!r}")
 
 
+def _blend(img: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: tuple) -> None:
+    """Ink `colour` laid on img through the float mask (1 = ink) whose top-left is (x0, y0);
+    the part of the mask past the image's edge is left off."""
+    th_, tw_ = mask.shape
+    cx0, cy0 = max(0, -x0), max(0, -y0)
+    cx1, cy1 = min(tw_, img.shape[1] - x0), min(th_, img.shape[0] - y0)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return
+    a = mask[cy0:cy1, cx0:cx1, None]
+    roi = img[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
+    roi[:] = (roi * (1 - a) + np.asarray(colour, np.float32) * a).astype(np.uint8)
+
+
 def _text(img: np.ndarray, text: str, cx: float, cy: float, height: float, colour: tuple,
-          font: int = cv2.FONT_HERSHEY_DUPLEX, max_w: float | None = None, thick: float = 0.12,
-          flip: bool = False) -> None:
-    """Text centred at (cx, cy) about `height` px tall (capitals), fitted into max_w."""
+          font: int | str = cv2.FONT_HERSHEY_DUPLEX, max_w: float | None = None,
+          thick: float = 0.12, flip: bool = False, weight: float = 0.0) -> None:
+    """Text centred at (cx, cy) about `height` px tall (capitals), fitted into max_w. font: a
+    Hershey font, or a TrueType face's name (`vision.scenes_numerals.outline_faces`: digits
+    and A J K Q T; `weight` makes its strokes bolder, > 0, or lighter by that share of the
+    height)."""
+    if isinstance(font, str):
+        from vision.scenes_numerals import render_text
+
+        mask = render_text(text, font, height, weight)
+        if max_w and mask.shape[1] > max_w:
+            f = max_w / mask.shape[1]
+            mask = cv2.resize(mask, (max(1, round(mask.shape[1] * f)),
+                                     max(1, round(mask.shape[0] * f))),
+                              interpolation=cv2.INTER_AREA)
+        if flip:
+            mask = mask[::-1, ::-1]
+        _blend(img, mask, int(round(cx - mask.shape[1] / 2)), int(round(cy - mask.shape[0] / 2)),
+               colour)
+        return
     scale = height / 22.0
     th = max(1, int(round(height * thick)))
     (w, h), _ = cv2.getTextSize(text, font, scale, th)
@@ -176,22 +207,12 @@ def _text(img: np.ndarray, text: str, cx: float, cy: float, height: float, colou
                     cv2.LINE_AA)
         return
     pad = th + 2
-    tile = np.zeros((h + 2 * pad + 6, w + 2 * pad, 3), np.uint8)
-    mask = np.zeros(tile.shape[:2], np.uint8)
+    mask = np.zeros((h + 2 * pad + 6, w + 2 * pad), np.uint8)
     cv2.putText(mask, text, (pad, h + pad), font, scale, 255, th, cv2.LINE_AA)
     mask = mask[::-1, ::-1]
     th_, tw_ = mask.shape
-    x0, y0 = int(cx - tw_ / 2), int(cy - th_ / 2 - 3)
-    tile[:] = colour
-    a = (mask.astype(np.float32) / 255)[:, :, None]
-    # the tile's padding may reach past the card's edge: draw the part on the card
-    cx0, cy0 = max(0, -x0), max(0, -y0)
-    cx1, cy1 = min(tw_, img.shape[1] - x0), min(th_, img.shape[0] - y0)
-    if cx1 <= cx0 or cy1 <= cy0:
-        return
-    a, tile = a[cy0:cy1, cx0:cx1], tile[cy0:cy1, cx0:cx1]
-    roi = img[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
-    roi[:] = (roi * (1 - a) + tile * a).astype(np.uint8)
+    # the tile's padding may reach past the card's edge: the part on the card is drawn
+    _blend(img, mask.astype(np.float32) / 255, int(cx - tw_ / 2), int(cy - th_ / 2 - 3), colour)
 
 
 def card_alpha(w: int, h: int, px_mm: float) -> np.ndarray:
@@ -324,13 +345,24 @@ def render_back(px_mm: float = 6.0) -> np.ndarray:
 #: Hershey fonts for the corner index; the held-out styles use the last ones
 DEV_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
 HELD_OUT_FONTS = (cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_TRIPLEX)
+#: TrueType faces for the corner index (artwork/numeral_glyphs.json: digits and A J K Q T), most
+#: decks' indices; the held-out styles use faces the dev styles never do
+DEV_FACES = ("dejavusans", "dejavusans_bold", "dejavusans_oblique", "dejavusansmono",
+             "liberationsans_regular", "liberationserif_regular", "liberationserif_bold")
+HELD_OUT_FACES = ("dejavusans_extralight", "dejavusanscondensed_boldoblique",
+                  "dejavusansmono_bold", "dejavuserif", "dejavuserif_bold",
+                  "dejavuserifcondensed_italic", "liberationsans_bold",
+                  "liberationsansnarrow_regular", "liberationsansnarrow_bolditalic",
+                  "liberationserif_italic", "liberationmono_regular", "liberationmono_bold")
+TRUETYPE_SHARE = 0.7  # of the decks drawn, those whose index is printed in a TrueType face
 
 
 @dataclass(frozen=True)
 class PokerStyle:
     """One poker deck's look."""
 
-    font: int = cv2.FONT_HERSHEY_DUPLEX
+    font: int | str = cv2.FONT_HERSHEY_DUPLEX  # a Hershey font or a TrueType face's name
+    weight: float = 0.0  # a TrueType index's strokes bolder (> 0) or lighter, share of height
     index_mm: float = 7.0  # height of the corner rank
     index_x_mm: float = 5.5
     index_y_mm: float = 7.5
@@ -350,10 +382,21 @@ def sample_poker_style(rng: np.random.Generator, held_out: bool = False) -> Poke
     """A deck's look drawn at random; held-out decks use fonts and proportions the dev decks
     never do."""
     fonts = HELD_OUT_FONTS if held_out else DEV_FONTS
+    # what the first styles did not draw (a TrueType index, cream paper) comes from a
+    # generator of its own, seeded by rng's state without advancing it: the rest of a
+    # table (cloth, camera) draws as before
+    more = np.random.default_rng([int(rng.bit_generator.state["state"]["state"]) % (1 << 63),
+                                  19])
+    faces = HELD_OUT_FACES if held_out else DEV_FACES
+    face_name = (str(faces[int(more.integers(len(faces)))])
+                 if more.random() < TRUETYPE_SHARE else None)
+    weight = float(more.uniform(-0.02, 0.04))
+    cream = more.random() < 0.35
     red = (int(rng.integers(10, 70)), int(rng.integers(10, 60)), int(rng.integers(150, 225)))
     face = tuple(tuple(int(v) for v in rng.integers(20, 220, 3)) for _ in range(3))
-    return PokerStyle(
-        font=int(fonts[int(rng.integers(len(fonts)))]),
+    font = int(fonts[int(rng.integers(len(fonts)))])
+    style = PokerStyle(
+        font=face_name or font, weight=weight,
         index_mm=float(rng.uniform(5.5, 8.5) if not held_out else rng.uniform(4.8, 9.0)),
         index_x_mm=float(rng.uniform(4.5, 6.5)), index_y_mm=float(rng.uniform(6.5, 9.0)),
         corner_pip_mm=float(rng.uniform(3.5, 5.5)),
@@ -365,6 +408,11 @@ def sample_poker_style(rng: np.random.Generator, held_out: bool = False) -> Poke
         face_pattern=int(rng.integers(2, 4) if held_out else rng.integers(0, 2)),
         ten="10" if rng.random() < 0.8 else "T",
     )
+    if cream:  # cream or ivory card stock: less blue, a little less green
+        b, g, r = style.paper
+        style = dataclasses.replace(style, paper=(b - int(more.integers(12, 36)),
+                                                  g - int(more.integers(2, 12)), r))
+    return style
 
 
 _L, _C, _R = -1.0, 0.0, 1.0
@@ -417,8 +465,9 @@ def _court(img: np.ndarray, rank: str, suit: str, style: PokerStyle, m: float,
                      max(1, int(0.6 * m)), cv2.LINE_AA)
         draw_symbol(img, suit, cx + s * 9 * m, cy - s * 27 * m, 5 * m, ink, flip=flip,
                     variant=style.pip_variant)
-    _text(img, rank, x0 + 4.5 * m, y0 + 5.5 * m, 6 * m, ink, style.font)
-    _text(img, rank, x1 - 4.5 * m, y1 - 5.5 * m, 6 * m, ink, style.font, flip=True)
+    _text(img, rank, x0 + 4.5 * m, y0 + 5.5 * m, 6 * m, ink, style.font, weight=style.weight)
+    _text(img, rank, x1 - 4.5 * m, y1 - 5.5 * m, 6 * m, ink, style.font, flip=True,
+          weight=style.weight)
 
 
 @functools.lru_cache(maxsize=512)
@@ -441,7 +490,7 @@ def render_poker(label: str, style: PokerStyle = PokerStyle(), px_mm: float = 6.
 
         x, y = at(style.index_x_mm, style.index_y_mm)
         _text(img, shown, x, y, style.index_mm * m, ink, style.font, max_w=8.5 * m, flip=flip,
-              thick=0.13)
+              thick=0.13, weight=style.weight)
         x, y = at(style.index_x_mm, style.index_y_mm + style.index_mm / 2 + 1.5
                   + style.corner_pip_mm / 2)
         draw_symbol(img, suit, x, y, style.corner_pip_mm * m, ink, flip=flip,
