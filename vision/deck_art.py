@@ -116,23 +116,34 @@ def draw_symbol(img: np.ndarray, kind: str, cx: float, cy: float, size: float, c
     def tf(p: np.ndarray) -> np.ndarray:
         return np.stack([cx + sgn * p[:, 0] * size, cy + sgn * p[:, 1] * size], 1)
 
-    fat = (1.0, 1.12, 0.9)[variant % 3]
+    v = variant % POKER_PIP_VARIANTS
+    fat = (1.0, 1.12, 0.9, 1.25, 0.82, 1.05)[v]
+    stem_w = (0.16, 0.16, 0.16, 0.1, 0.22, 0.12)[v]  # a spade's and a club's foot, half width
     if kind == "H":
         _poly(img, tf(_heart(fat=fat)), colour, size)
     elif kind == "S":
         h = _heart(fat=fat) * [1, -1] + [0, -0.08]
         _poly(img, tf(h), colour, size)
-        stem = np.array([[0, 0.12], [-0.16, 0.46], [0.16, 0.46]])
+        stem = np.array([[0, 0.12], [-stem_w, 0.46], [stem_w, 0.46]])
         _poly(img, tf(stem), colour, size)
     elif kind == "D":
-        w = (0.36, 0.4, 0.32)[variant % 3]
-        _poly(img, tf(np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0]])), colour, size)
+        w = (0.36, 0.4, 0.32, 0.44, 0.28, 0.38)[v]
+        t = np.linspace(0, 1, 9)[:-1, None]
+        bow = 0.05 if v == 5 else 0.0  # sides bowed in (some decks' diamonds)
+        ends = np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0], [0, -0.5]])
+        sides = []
+        for a, b in zip(ends[:-1], ends[1:]):
+            mid = (a + b) / 2
+            sides.append(a + t * (b - a) - bow * np.sin(t * math.pi) * mid / np.linalg.norm(mid))
+        _poly(img, tf(np.concatenate(sides)), colour, size)
     elif kind == "C":
-        r = (0.2, 0.22, 0.18)[variant % 3] * size
-        for dx, dy in ((0, -0.2), (-0.22, 0.08), (0.22, 0.08)):
+        r = (0.2, 0.22, 0.18, 0.24, 0.17, 0.21)[v] * size
+        spread = (0.22, 0.22, 0.22, 0.25, 0.2, 0.22)[v]
+        for dx, dy in ((0, -0.2), (-spread, 0.08), (spread, 0.08)):
             p = tf(np.array([[dx, dy]]))[0]
             _circle(img, (p[0], p[1]), r, colour)
-        _poly(img, tf(np.array([[0, 0.0], [-0.15, 0.48], [0.15, 0.48]])), colour, size)
+        foot = stem_w - 0.01
+        _poly(img, tf(np.array([[0, 0.0], [-foot, 0.48], [foot, 0.48]])), colour, size)
     elif kind == "MAGES":  # a five-pointed star
         a = np.arange(10) * math.pi / 5 - math.pi / 2
         r = np.where(np.arange(10) % 2 == 0, 0.52, 0.22)
@@ -354,6 +365,9 @@ HELD_OUT_FACES = ("dejavusans_extralight", "dejavusanscondensed_boldoblique",
                   "dejavuserifcondensed_italic", "liberationsans_bold",
                   "liberationsansnarrow_regular", "liberationsansnarrow_bolditalic",
                   "liberationserif_italic", "liberationmono_regular", "liberationmono_bold")
+#: pip shapes (proportions of the heart, the spade's foot, the diamond, the club's lobes): the
+#: dev styles draw the first three, the held-out ones the others
+POKER_PIP_VARIANTS = 6
 TRUETYPE_SHARE = 0.7  # of the decks drawn, those whose index is printed in a TrueType face
 
 
@@ -368,7 +382,7 @@ class PokerStyle:
     index_y_mm: float = 7.5
     corner_pip_mm: float = 4.5
     pip_mm: float = 10.0
-    pip_variant: int = 0
+    pip_variant: int = 0  # the pips' shape, 0..POKER_PIP_VARIANTS - 1
     red: tuple[int, int, int] = (30, 30, 190)
     black: tuple[int, int, int] = (25, 25, 25)
     paper: tuple[int, int, int] = (245, 248, 250)
@@ -401,7 +415,7 @@ def sample_poker_style(rng: np.random.Generator, held_out: bool = False) -> Poke
         index_x_mm=float(rng.uniform(4.5, 6.5)), index_y_mm=float(rng.uniform(6.5, 9.0)),
         corner_pip_mm=float(rng.uniform(3.5, 5.5)),
         pip_mm=float(rng.uniform(8.0, 11.5) if not held_out else rng.uniform(7.0, 12.5)),
-        pip_variant=int(rng.integers(3)),
+        pip_variant=int(rng.integers(3)) + (3 if held_out else 0),
         red=red, black=tuple(int(v) for v in rng.integers(10, 45, 3)),
         paper=tuple(int(v) for v in rng.integers(228, 252, 3)),
         border=bool(rng.random() < 0.3), face_colours=face,  # type: ignore[arg-type]
