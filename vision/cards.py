@@ -685,7 +685,9 @@ def index_parts(index: np.ndarray) -> np.ndarray:
     it, its suit sign: boxes (2, 4) x0, y0, x1, y1 (px), -1 where not found. The ink's pieces
     (a line across the box, a border's or a court picture's frame, is none), the topmost
     row of them the rank (a "10" is two pieces side by side); the suit sign is the next
-    piece below it, under the rank, with the pieces level with it there."""
+    piece below it, under the rank, with the pieces level with it there. A piece the box's
+    inner edges (right, bottom) cut is no part of the index, which lies wholly inside the
+    box: a big pip reaching into the box beside the sign (a wide "10")."""
     out = np.full((2, 4), -1, np.int32)
     lo = float(index.min())
     if lo >= 0:
@@ -697,7 +699,8 @@ def index_parts(index: np.ndarray) -> np.ndarray:
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         return sorted((tuple(int(v) for v in stats[i][:4]) for i in range(1, n)
                        if stats[i][2] < 0.7 * w and stats[i][3] < tall * h
-                       and stats[i][4] >= 6), key=lambda c: c[1])
+                       and stats[i][4] >= 6 and stats[i][0] + stats[i][2] < w
+                       and stats[i][1] + stats[i][3] < h), key=lambda c: c[1])
 
     comps = pieces(0.65)
     if comps:  # a rank glyph run into the suit sign under it (blur): cut at the neck
@@ -1300,6 +1303,10 @@ class CardReader:
                 ink = ink_colour(patches or index_patches(img, o.quad))
                 if label is not None and ink is not None and ink != suit_colour(label):
                     label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
+                elif label is not None and ink is None:  # dim or noisy: the faces' colour
+                    # term alone had read a 5 of diamonds as the 5 of clubs
+                    label, conf, why = (None, min(conf, 0.3),
+                                        f"{label}? its corners' ink is neither red nor black")
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left

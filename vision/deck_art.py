@@ -17,6 +17,7 @@ S H D C).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -115,23 +116,34 @@ def draw_symbol(img: np.ndarray, kind: str, cx: float, cy: float, size: float, c
     def tf(p: np.ndarray) -> np.ndarray:
         return np.stack([cx + sgn * p[:, 0] * size, cy + sgn * p[:, 1] * size], 1)
 
-    fat = (1.0, 1.12, 0.9)[variant % 3]
+    v = variant % POKER_PIP_VARIANTS
+    fat = (1.0, 1.12, 0.9, 1.25, 0.82, 1.05)[v]
+    stem_w = (0.16, 0.16, 0.16, 0.1, 0.22, 0.12)[v]  # a spade's and a club's foot, half width
     if kind == "H":
         _poly(img, tf(_heart(fat=fat)), colour, size)
     elif kind == "S":
         h = _heart(fat=fat) * [1, -1] + [0, -0.08]
         _poly(img, tf(h), colour, size)
-        stem = np.array([[0, 0.12], [-0.16, 0.46], [0.16, 0.46]])
+        stem = np.array([[0, 0.12], [-stem_w, 0.46], [stem_w, 0.46]])
         _poly(img, tf(stem), colour, size)
     elif kind == "D":
-        w = (0.36, 0.4, 0.32)[variant % 3]
-        _poly(img, tf(np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0]])), colour, size)
+        w = (0.36, 0.4, 0.32, 0.44, 0.28, 0.38)[v]
+        t = np.linspace(0, 1, 9)[:-1, None]
+        bow = 0.05 if v == 5 else 0.0  # sides bowed in (some decks' diamonds)
+        ends = np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0], [0, -0.5]])
+        sides = []
+        for a, b in zip(ends[:-1], ends[1:]):
+            mid = (a + b) / 2
+            sides.append(a + t * (b - a) - bow * np.sin(t * math.pi) * mid / np.linalg.norm(mid))
+        _poly(img, tf(np.concatenate(sides)), colour, size)
     elif kind == "C":
-        r = (0.2, 0.22, 0.18)[variant % 3] * size
-        for dx, dy in ((0, -0.2), (-0.22, 0.08), (0.22, 0.08)):
+        r = (0.2, 0.22, 0.18, 0.24, 0.17, 0.21)[v] * size
+        spread = (0.22, 0.22, 0.22, 0.25, 0.2, 0.22)[v]
+        for dx, dy in ((0, -0.2), (-spread, 0.08), (spread, 0.08)):
             p = tf(np.array([[dx, dy]]))[0]
             _circle(img, (p[0], p[1]), r, colour)
-        _poly(img, tf(np.array([[0, 0.0], [-0.15, 0.48], [0.15, 0.48]])), colour, size)
+        foot = stem_w - 0.01
+        _poly(img, tf(np.array([[0, 0.0], [-foot, 0.48], [foot, 0.48]])), colour, size)
     elif kind == "MAGES":  # a five-pointed star
         a = np.arange(10) * math.pi / 5 - math.pi / 2
         r = np.where(np.arange(10) % 2 == 0, 0.52, 0.22)
@@ -161,10 +173,40 @@ def draw_symbol(img: np.ndarray, kind: str, cx: float, cy: float, size: float, c
         raise ValueError(f"no symbol {kind!r}")
 
 
+def _blend(img: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: tuple) -> None:
+    """Ink `colour` laid on img through the float mask (1 = ink) whose top-left is (x0, y0);
+    the part of the mask past the image's edge is left off."""
+    th_, tw_ = mask.shape
+    cx0, cy0 = max(0, -x0), max(0, -y0)
+    cx1, cy1 = min(tw_, img.shape[1] - x0), min(th_, img.shape[0] - y0)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return
+    a = mask[cy0:cy1, cx0:cx1, None]
+    roi = img[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
+    roi[:] = (roi * (1 - a) + np.asarray(colour, np.float32) * a).astype(np.uint8)
+
+
 def _text(img: np.ndarray, text: str, cx: float, cy: float, height: float, colour: tuple,
-          font: int = cv2.FONT_HERSHEY_DUPLEX, max_w: float | None = None, thick: float = 0.12,
-          flip: bool = False) -> None:
-    """Text centred at (cx, cy) about `height` px tall (capitals), fitted into max_w."""
+          font: int | str = cv2.FONT_HERSHEY_DUPLEX, max_w: float | None = None,
+          thick: float = 0.12, flip: bool = False, weight: float = 0.0) -> None:
+    """Text centred at (cx, cy) about `height` px tall (capitals), fitted into max_w. font: a
+    Hershey font, or a TrueType face's name (`vision.scenes_numerals.outline_faces`: digits
+    and A J K Q T; `weight` makes its strokes bolder, > 0, or lighter by that share of the
+    height)."""
+    if isinstance(font, str):
+        from vision.scenes_numerals import render_text
+
+        mask = render_text(text, font, height, weight)
+        if max_w and mask.shape[1] > max_w:
+            f = max_w / mask.shape[1]
+            mask = cv2.resize(mask, (max(1, round(mask.shape[1] * f)),
+                                     max(1, round(mask.shape[0] * f))),
+                              interpolation=cv2.INTER_AREA)
+        if flip:
+            mask = mask[::-1, ::-1]
+        _blend(img, mask, int(round(cx - mask.shape[1] / 2)), int(round(cy - mask.shape[0] / 2)),
+               colour)
+        return
     scale = height / 22.0
     th = max(1, int(round(height * thick)))
     (w, h), _ = cv2.getTextSize(text, font, scale, th)
@@ -176,22 +218,12 @@ def _text(img: np.ndarray, text: str, cx: float, cy: float, height: float, colou
                     cv2.LINE_AA)
         return
     pad = th + 2
-    tile = np.zeros((h + 2 * pad + 6, w + 2 * pad, 3), np.uint8)
-    mask = np.zeros(tile.shape[:2], np.uint8)
+    mask = np.zeros((h + 2 * pad + 6, w + 2 * pad), np.uint8)
     cv2.putText(mask, text, (pad, h + pad), font, scale, 255, th, cv2.LINE_AA)
     mask = mask[::-1, ::-1]
     th_, tw_ = mask.shape
-    x0, y0 = int(cx - tw_ / 2), int(cy - th_ / 2 - 3)
-    tile[:] = colour
-    a = (mask.astype(np.float32) / 255)[:, :, None]
-    # the tile's padding may reach past the card's edge: draw the part on the card
-    cx0, cy0 = max(0, -x0), max(0, -y0)
-    cx1, cy1 = min(tw_, img.shape[1] - x0), min(th_, img.shape[0] - y0)
-    if cx1 <= cx0 or cy1 <= cy0:
-        return
-    a, tile = a[cy0:cy1, cx0:cx1], tile[cy0:cy1, cx0:cx1]
-    roi = img[y0 + cy0:y0 + cy1, x0 + cx0:x0 + cx1]
-    roi[:] = (roi * (1 - a) + tile * a).astype(np.uint8)
+    # the tile's padding may reach past the card's edge: the part on the card is drawn
+    _blend(img, mask.astype(np.float32) / 255, int(cx - tw_ / 2), int(cy - th_ / 2 - 3), colour)
 
 
 def card_alpha(w: int, h: int, px_mm: float) -> np.ndarray:
@@ -324,19 +356,33 @@ def render_back(px_mm: float = 6.0) -> np.ndarray:
 #: Hershey fonts for the corner index; the held-out styles use the last ones
 DEV_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
 HELD_OUT_FONTS = (cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_TRIPLEX)
+#: TrueType faces for the corner index (artwork/numeral_glyphs.json: digits and A J K Q T), most
+#: decks' indices; the held-out styles use faces the dev styles never do
+DEV_FACES = ("dejavusans", "dejavusans_bold", "dejavusans_oblique", "dejavusansmono",
+             "liberationsans_regular", "liberationserif_regular", "liberationserif_bold")
+HELD_OUT_FACES = ("dejavusans_extralight", "dejavusanscondensed_boldoblique",
+                  "dejavusansmono_bold", "dejavuserif", "dejavuserif_bold",
+                  "dejavuserifcondensed_italic", "liberationsans_bold",
+                  "liberationsansnarrow_regular", "liberationsansnarrow_bolditalic",
+                  "liberationserif_italic", "liberationmono_regular", "liberationmono_bold")
+#: pip shapes (proportions of the heart, the spade's foot, the diamond, the club's lobes): the
+#: dev styles draw the first three, the held-out ones the others
+POKER_PIP_VARIANTS = 6
+TRUETYPE_SHARE = 0.7  # of the decks drawn, those whose index is printed in a TrueType face
 
 
 @dataclass(frozen=True)
 class PokerStyle:
     """One poker deck's look."""
 
-    font: int = cv2.FONT_HERSHEY_DUPLEX
+    font: int | str = cv2.FONT_HERSHEY_DUPLEX  # a Hershey font or a TrueType face's name
+    weight: float = 0.0  # a TrueType index's strokes bolder (> 0) or lighter, share of height
     index_mm: float = 7.0  # height of the corner rank
     index_x_mm: float = 5.5
     index_y_mm: float = 7.5
     corner_pip_mm: float = 4.5
     pip_mm: float = 10.0
-    pip_variant: int = 0
+    pip_variant: int = 0  # the pips' shape, 0..POKER_PIP_VARIANTS - 1
     red: tuple[int, int, int] = (30, 30, 190)
     black: tuple[int, int, int] = (25, 25, 25)
     paper: tuple[int, int, int] = (245, 248, 250)
@@ -350,21 +396,37 @@ def sample_poker_style(rng: np.random.Generator, held_out: bool = False) -> Poke
     """A deck's look drawn at random; held-out decks use fonts and proportions the dev decks
     never do."""
     fonts = HELD_OUT_FONTS if held_out else DEV_FONTS
+    # what the first styles did not draw (a TrueType index, cream paper) comes from a
+    # generator of its own, seeded by rng's state without advancing it: the rest of a
+    # table (cloth, camera) draws as before
+    more = np.random.default_rng([int(rng.bit_generator.state["state"]["state"]) % (1 << 63),
+                                  19])
+    faces = HELD_OUT_FACES if held_out else DEV_FACES
+    face_name = (str(faces[int(more.integers(len(faces)))])
+                 if more.random() < TRUETYPE_SHARE else None)
+    weight = float(more.uniform(-0.02, 0.04))
+    cream = more.random() < 0.35
     red = (int(rng.integers(10, 70)), int(rng.integers(10, 60)), int(rng.integers(150, 225)))
     face = tuple(tuple(int(v) for v in rng.integers(20, 220, 3)) for _ in range(3))
-    return PokerStyle(
-        font=int(fonts[int(rng.integers(len(fonts)))]),
+    font = int(fonts[int(rng.integers(len(fonts)))])
+    style = PokerStyle(
+        font=face_name or font, weight=weight,
         index_mm=float(rng.uniform(5.5, 8.5) if not held_out else rng.uniform(4.8, 9.0)),
         index_x_mm=float(rng.uniform(4.5, 6.5)), index_y_mm=float(rng.uniform(6.5, 9.0)),
         corner_pip_mm=float(rng.uniform(3.5, 5.5)),
         pip_mm=float(rng.uniform(8.0, 11.5) if not held_out else rng.uniform(7.0, 12.5)),
-        pip_variant=int(rng.integers(3)),
+        pip_variant=int(rng.integers(3)) + (3 if held_out else 0),
         red=red, black=tuple(int(v) for v in rng.integers(10, 45, 3)),
         paper=tuple(int(v) for v in rng.integers(228, 252, 3)),
         border=bool(rng.random() < 0.3), face_colours=face,  # type: ignore[arg-type]
         face_pattern=int(rng.integers(2, 4) if held_out else rng.integers(0, 2)),
         ten="10" if rng.random() < 0.8 else "T",
     )
+    if cream:  # cream or ivory card stock: less blue, a little less green
+        b, g, r = style.paper
+        style = dataclasses.replace(style, paper=(b - int(more.integers(12, 36)),
+                                                  g - int(more.integers(2, 12)), r))
+    return style
 
 
 _L, _C, _R = -1.0, 0.0, 1.0
@@ -417,8 +479,9 @@ def _court(img: np.ndarray, rank: str, suit: str, style: PokerStyle, m: float,
                      max(1, int(0.6 * m)), cv2.LINE_AA)
         draw_symbol(img, suit, cx + s * 9 * m, cy - s * 27 * m, 5 * m, ink, flip=flip,
                     variant=style.pip_variant)
-    _text(img, rank, x0 + 4.5 * m, y0 + 5.5 * m, 6 * m, ink, style.font)
-    _text(img, rank, x1 - 4.5 * m, y1 - 5.5 * m, 6 * m, ink, style.font, flip=True)
+    _text(img, rank, x0 + 4.5 * m, y0 + 5.5 * m, 6 * m, ink, style.font, weight=style.weight)
+    _text(img, rank, x1 - 4.5 * m, y1 - 5.5 * m, 6 * m, ink, style.font, flip=True,
+          weight=style.weight)
 
 
 @functools.lru_cache(maxsize=512)
@@ -441,7 +504,7 @@ def render_poker(label: str, style: PokerStyle = PokerStyle(), px_mm: float = 6.
 
         x, y = at(style.index_x_mm, style.index_y_mm)
         _text(img, shown, x, y, style.index_mm * m, ink, style.font, max_w=8.5 * m, flip=flip,
-              thick=0.13)
+              thick=0.13, weight=style.weight)
         x, y = at(style.index_x_mm, style.index_y_mm + style.index_mm / 2 + 1.5
                   + style.corner_pip_mm / 2)
         draw_symbol(img, suit, x, y, style.corner_pip_mm * m, ink, flip=flip,

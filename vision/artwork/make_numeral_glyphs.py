@@ -1,13 +1,15 @@
-"""Dev-time tool: the outlines of the digits and "/" in several TrueType faces (numeral dice).
+"""Dev-time tool: the outlines of the digits, "/" and the letters A J K Q T in several TrueType
+faces (numeral dice; poker cards' corner indices).
 
 Run once (needs fontTools and Debian's fonts-dejavu-core/-extra and fonts-liberation):
     python vision/artwork/make_numeral_glyphs.py
 It writes ``numeral_glyphs.json`` next to itself, in the shape of ``glyphs.json`` (one entry
 per face: units_per_em and each character's advance and contours), so the numeral dice's
 scene generator (`vision.scenes_numerals`) and templates (`vision.numerals`) draw these faces
-with cv2 only, as `vision.art` draws the label glyphs. Only the eleven characters' outlines are
-kept; the faces' copyright and licence names are kept with them (DejaVu: the Bitstream Vera
-licence, free to modify and redistribute; Liberation: SIL OFL 1.1).
+with cv2 only, as `vision.art` draws the label glyphs; the poker decks of the card scenes
+(`vision.deck_art`) print their corner indices in these faces too. Only these sixteen
+characters' outlines are kept; the faces' copyright and licence names are kept with them
+(DejaVu: the Bitstream Vera licence, free to modify and redistribute; Liberation: SIL OFL 1.1).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DEJAVU = "/usr/share/fonts/truetype/dejavu/"
 LIBERATION = "/usr/share/fonts/truetype/liberation/"
-TEXT = "0123456789/"
+TEXT = "0123456789/AJKQT"
 #: face name -> font file (faces upright, bold, condensed, monospaced, slanted and light)
 FACES = {f.removesuffix(".ttf").replace("-", "_").lower(): d + f for d, files in (
     (DEJAVU, ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-ExtraLight.ttf",
