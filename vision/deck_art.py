@@ -132,7 +132,7 @@ def draw_symbol(img: np.ndarray, kind: str, cx: float, cy: float, size: float, c
         bow = 0.05 if v == 5 else 0.0  # sides bowed in (some decks' diamonds)
         ends = np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0], [0, -0.5]])
         sides = []
-        for a, b in zip(ends[:-1], ends[1:]):
+        for a, b in zip(ends[:-1], ends[1:], strict=True):
             mid = (a + b) / 2
             sides.append(a + t * (b - a) - bow * np.sin(t * math.pi) * mid / np.linalg.norm(mid))
         _poly(img, tf(np.concatenate(sides)), colour, size)
