@@ -1303,10 +1303,6 @@ class CardReader:
                 ink = ink_colour(patches or index_patches(img, o.quad))
                 if label is not None and ink is not None and ink != suit_colour(label):
                     label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
-                elif label is not None and ink is None:  # dim or noisy: the faces' colour
-                    # term alone had read a 5 of diamonds as the 5 of clubs
-                    label, conf, why = (None, min(conf, 0.3),
-                                        f"{label}? its corners' ink is neither red nor black")
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
