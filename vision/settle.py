@@ -31,6 +31,7 @@ class SettleDetector:
     Whether a still table is EMPTY is looked at once per still spell (the felt searched for
     objects), not on every frame: nothing comes or goes without motion, and a camera loop
     idling over a still table would otherwise search the whole frame ten times a second.
+    It is looked at again when the felt model, die size or markers' papers are set anew.
     """
 
     still_s: float = 2.0
@@ -40,6 +41,12 @@ class SettleDetector:
     felt: FeltModel | None = None  # with a felt model, an object-free table is EMPTY
     side_px: float = 50.0
     ignore: list[np.ndarray] = field(default_factory=list)  # image px: the markers' papers
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # a new felt model or markers' papers (the table recalibrated): look again
+        if name in ("felt", "side_px", "ignore"):
+            object.__setattr__(self, "_empty", None)
+        object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:
         self._prev: np.ndarray | None = None

@@ -9,7 +9,7 @@ import pytest
 
 from house.app import create_house_app
 from tests.house.conftest import played_journal
-from tests.web.conftest import Auth
+from tests.web.support import Auth
 
 
 @pytest.fixture

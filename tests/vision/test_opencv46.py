@@ -33,9 +33,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-# Bookworm: python3 3.11, python3-numpy 1.24.2, python3-opencv 4.6.0 (contrib included).
+# Bookworm: python3 3.11, python3-numpy 1.24.2, python3-opencv 4.6.0 (contrib included),
+# python3-threadpoolctl 3.1.0.
 NUMPY = "numpy==1.24.2" if sys.version_info[:2] == (3, 11) else "numpy>=1.24,<2"
-PINS = (NUMPY, "opencv-contrib-python-headless==4.6.0.66", "pytest")
+PINS = (NUMPY, "opencv-contrib-python-headless==4.6.0.66", "threadpoolctl==3.1.0", "pytest")
 STAMP = "feltbank-cv46"  # in the venv: what it was built from
 PYPI_PROBE = "https://pypi.org/simple/opencv-contrib-python-headless/"
 

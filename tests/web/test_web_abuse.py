@@ -15,7 +15,7 @@ from controller.games.base import Command
 from controller.journal import Journal
 from controller.table import Table
 from tests.waiting import wait_for
-from tests.web.conftest import Auth
+from tests.web.support import Auth
 from tests.web.test_web_live import parse
 
 
@@ -172,7 +172,7 @@ def _stays_here(location: str) -> None:
 def test_login_and_language_never_redirect_off_the_site(client, banker, target):
     """Issue 14, item 7: POST /login?next=/%09/evil.example went to //evil.example, %0a and
     %0d gave 500. The target is parsed and rebuilt: a path on this site, or the table."""
-    from tests.web.conftest import PASSWORD, csrf_of
+    from tests.web.support import PASSWORD, csrf_of
 
     banker.logout()
     token = csrf_of(client.get("/login").text)
@@ -198,7 +198,7 @@ def test_a_safe_target_keeps_its_path_and_query(client, banker):
 
 def test_logout_revokes_every_copy_of_the_session(app, table):
     """Issue 14, item 8: a cookie copied before logout moved money for 12 hours."""
-    from tests.web.conftest import PASSWORD
+    from tests.web.support import PASSWORD
 
     auth = Auth(app.test_client())
     auth.setup()
@@ -241,7 +241,7 @@ def test_a_password_or_role_change_revokes_sessions(app, table, change):
 
 def test_failed_logins_from_one_address_do_not_lock_the_banker_out(app, table):
     """Issue 14, item 9: five wrong passwords from anywhere locked the real banker out."""
-    from tests.web.conftest import PASSWORD, csrf_of
+    from tests.web.support import PASSWORD, csrf_of
 
     banker = Auth(app.test_client())
     banker.setup()
@@ -285,7 +285,7 @@ def test_the_console_resets_a_password_and_lets_the_banker_back_in(app, table, t
     import io
 
     from controller.cli import main
-    from tests.web.conftest import PASSWORD, csrf_of
+    from tests.web.support import PASSWORD, csrf_of
 
     banker = Auth(app.test_client())
     banker.setup()
@@ -364,7 +364,7 @@ def test_a_full_disk_keeps_the_pages_answering(make_app, small_disk):
     """Issue 14, item 4: with the data folder's disk full, every page and /healthz answer
     (JSON naming the fault where they cannot serve: every page was a 500), commands are
     refused, and the table recovers when the disk does, without a restart."""
-    from tests.web.conftest import open_table
+    from tests.web.support import open_table
 
     table = open_table(small_disk / "journal.sqlite3")
     app = make_app(table, DATA_DIR=small_disk / "web")
@@ -428,7 +428,7 @@ def test_the_first_run_needs_the_setup_code_from_the_tables_computer(make_app, t
     in the log); /api/state before setup does not advertise an open table."""
     import stat
 
-    from tests.web.conftest import PASSWORD, csrf_of
+    from tests.web.support import PASSWORD, csrf_of
 
     app = make_app(table)
     code_file = app.config["DATA_DIR"] / "setup-code"
@@ -489,7 +489,7 @@ class RawStream:
 
 def _http_banker(server, data_dir):
     from tests.test_end_to_end import Banker
-    from tests.web.conftest import PASSWORD, setup_code
+    from tests.web.support import PASSWORD, setup_code
 
     banker = Banker(server.url)
     banker.get("/setup")
