@@ -64,14 +64,6 @@ LOOP_MIN = 0.03  # least area of a loop over the print's bounding box
 ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer axis over its
 #               shorter): a top face through a camera tilted 30 degrees, seen up to 40
 #               degrees off the lens's axis (1 / cos 40 = 1.31), and a little more
-ASPECT_SEEN = 2.6  # a face foreshortened more than ASPECT is not read, but up to this much
-#                   it is seen: a face of a die beside the one read (see `_aslant_sides`)
-FORE_MARGIN = 0.05  # by which a die's top face is less foreshortened than its side face: a
-#                   top face seen at a from the line of sight is 1 / cos a, its side face
-#                   1 / sin a (0.1 apart at a = 42 degrees)
-NEAR_FACE = 0.85  # two faces of one die are closer than this many (larger) face sizes, centre
-#                  to centre (a top face and its side: at most 0.84 at a = 45 degrees);
-#                  touching dice stand a side apart, seen foreshortened
 INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
@@ -100,7 +92,6 @@ class NumeralReading(ObjectReading):
     body_chroma: tuple[float, float, float] | None = None  # what the colour was told by
     body_grey: float = 0.0  # the body's brightness (0..255)
     raw_chroma: tuple[float, float, float] | None = None  # the body's as seen (`chroma`)
-    spread: np.ndarray | None = None  # the face's second moments (2 x 2, frame pixels)
 
     def to_json(self) -> dict:
         """`recognize --json`'s object, with the die's "colour"."""
@@ -335,23 +326,12 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             if GLYPH_PX[0] <= max(b[3] - b[1], b[2] - b[0]) <= GLYPH_PX[1] * 1.9]
 
 
-def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float],
-                 most: float = ASPECT) -> tuple | None:
-    """(centre, side, angle, corners, foreshortening) of a region that can be a numeral
-    die's face, else None: a square as seen (corners None), or else a square seen at a
-    slant (a parallelogram, up to `most` times longer one way than the other): the region
-    made round by its second moments (a parallelogram's moments are a square's stretched by
-    the same affine map) must be a square there; corners: its parallelogram's, in order
-    round it; foreshortening: its second moments' longer axis over its shorter (1: seen
-    square on)."""
-    mo = cv2.moments(hull)
-    if mo["m00"] <= 0:
-        return None
-    m20, m11, m02 = mo["mu20"], mo["mu11"], mo["mu02"]
-    half = math.hypot((m20 - m02) / 2, m11)  # the moments' eigenvalues, closed form
-    if (m20 + m02) / 2 - half <= 0:
-        return None
-    fore = math.sqrt(((m20 + m02) / 2 + half) / ((m20 + m02) / 2 - half))
+def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
+    """(centre, side, angle, corners) of a region that can be a numeral die's face, else
+    None: a square as seen (corners None), or else a square seen at a slant (a
+    parallelogram, up to ASPECT times longer one way than the other): the region made round
+    by its second moments (a parallelogram's moments are a square's stretched by the same
+    affine map) must be a square there; corners: its parallelogram's, in order round it."""
     (fx, fy), (rw, rh), ang = cv2.minAreaRect(hull)
     if rw < 6 or rh < 6:
         return None
@@ -359,10 +339,14 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float],
     if (max(rw, rh) / min(rw, rh) <= 1.3 and cv2.contourArea(hull) / (rw * rh) >= 0.78
             and 0.25 <= gh / side <= 0.8 and math.hypot(fx - glyph[0], fy - glyph[1])
             <= 0.18 * side):
-        return (fx, fy), side, ang % 90.0, None, fore  # square as seen: read turned
-    if fore > most:
+        return (fx, fy), side, ang % 90.0, None  # square as seen: read turned, not mapped
+    mo = cv2.moments(hull)
+    if mo["m00"] <= 0:
         return None
-    ev, vecs = np.linalg.eigh(np.array([[m20, m11], [m11, m02]]) / mo["m00"])
+    cov = np.array([[mo["mu20"], mo["mu11"]], [mo["mu11"], mo["mu02"]]]) / mo["m00"]
+    ev, vecs = np.linalg.eigh(cov)
+    if ev[0] <= 0 or math.sqrt(ev[1] / ev[0]) > ASPECT:
+        return None
     # the map that makes the region round, keeping its area (determinant 1)
     w = (ev.prod() ** 0.25) * np.diag(ev ** -0.5) @ vecs.T
     c = np.array([mo["m10"], mo["m01"]]) / mo["m00"]
@@ -381,7 +365,7 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float],
     corners = c + cv2.boxPoints(rect).astype(np.float64) @ np.linalg.inv(w).T
     edge = corners[1] - corners[0]
     return ((float(centre[0]), float(centre[1])), side,
-            math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners, fore)
+            math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners)
 
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
@@ -458,16 +442,6 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
     hat_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     found: list[tuple[float, NumeralReading]] = []
-    seen: list[NumeralReading] = []  # faces too aslant to read: a read face's die's others
-    aslant: list[tuple] = []  # (hull, shape) of the faces too aslant of one ink group
-
-    def shape(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
-        got = _square_face(hull, gh, glyph, ASPECT_SEEN)
-        if got is not None and got[4] > ASPECT:
-            aslant.append((hull, got))  # seen, too aslant to read: a fill tighter may
-            return None  # still find a face that is not
-        return got
-
     greys: list[np.ndarray] = []  # each level's grey: a face found coarse is read finer
     for level in range(LEVELS):
         if level:
@@ -485,13 +459,10 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            aslant.clear()
-            grown = grow_face(bgr, box, shape, reach=REACH)
+            grown = grow_face(bgr, box, reach=REACH)
             if grown is None:
-                if aslant:
-                    seen.append(_seen_face(bgr, *aslant[0], scale))
                 continue
-            hull, _, (centre, side, ang, rect, _) = grown
+            hull, _, (centre, side, ang, rect) = grown
             taken.append((centre[0], centre[1], side))
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect)
             if rd is None:
@@ -504,7 +475,6 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                            c[1] + half * (u * math.sin(a) + v * math.cos(a))]
                           for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
             rd.size_px = side / 0.88 * scale
-            rd.spread = _spread(hull, scale)
             found.append((rd.confidence, rd))
     found.sort(key=lambda t: -t[0])
     kept: list[NumeralReading] = []
@@ -513,100 +483,9 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    kept = _aslant_sides(kept, seen, middle)
     side_of = (_side_faces(kept, middle) | _shaded_side_faces(kept, middle)
                | _beside_brighter_face(image, kept, middle))
     return [rd for i, rd in enumerate(kept) if i not in side_of]
-
-
-def _spread(hull: np.ndarray, scale: float) -> np.ndarray:
-    """A region's second moments (its covariance, in the frame's pixels)."""
-    mo = cv2.moments(hull)
-    m00 = max(mo["m00"], 1e-6)
-    return np.array([[mo["mu20"], mo["mu11"]], [mo["mu11"], mo["mu02"]]]) / m00 * scale ** 2
-
-
-def _depth_share(rd: NumeralReading, u: np.ndarray) -> float:
-    """A face's depth along u over its width across u (by its second moments): 1 seen
-    square on; a face turned away from the camera about an edge across u, less."""
-    c = rd.spread
-    v = np.array([-u[1], u[0]])
-    return math.sqrt(max(float(u @ c @ u), 1e-9) / max(float(v @ c @ v), 1e-9))
-
-
-def _seen_face(bgr: np.ndarray, hull: np.ndarray, got: tuple, scale: float) -> NumeralReading:
-    """A face found too aslant to read (`_square_face`'s `got`), as the evidence
-    `_aslant_sides` weighs: its place, size and second moments in the frame's pixels, and
-    its body's colour as seen."""
-    centre, side = got[:2]
-    pts = hull.reshape(-1, 2)
-    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
-    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
-    win = bgr[y0:y1, x0:x1]
-    m = np.zeros(win.shape[:2], np.uint8)
-    cv2.fillConvexPoly(m, np.round(pts - (x0, y0)).astype(np.int32), 1)
-    px = win[m > 0].astype(np.float64)
-    grey = px.sum(1)
-    body = px[grey >= np.percentile(grey, 50)] if len(px) else px
-    c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
-    rd = NumeralReading("numerals", None, 0.0, c, why="seen too aslant to read")
-    rd.size_px = side / 0.88 * scale
-    rd.spread = _spread(hull, scale)
-    if len(body):
-        med = np.median(body, 0)
-        rd.raw_chroma = tuple(float(v) for v in chroma(med))
-    return rd
-
-
-def _aslant_sides(faces: list[NumeralReading], seen: list[NumeralReading],
-                  middle: tuple[float, float]) -> list[NumeralReading]:
-    """The faces less those that are a side face of a die whose top face is beside them,
-    and abstained on where which of two faces of one die is the top is not told.
-
-    Two faces of one colour closer than touching dice stand (`NEAR_FACE`), read or found too
-    aslant to read (`seen`), are one die's top and side faces, where their sizes are within
-    0.6 of each other (sqrt(tan a) for a of 20-70 degrees) and they do not overlap (centres
-    at least 0.45 of the smaller apart: a region run over two faces is neither). Seen at a
-    from the line of sight, across their shared edge the top face is cos a deep for its
-    width, the side face sin a (`_depth_share`: the lens's own stretch off its axis
-    stretches both alike), so the top is the deeper for its width while a < 45 degrees; and
-    below a camera that looks straight down a die's side faces show on its side towards the
-    picture's middle (a tilted camera's nadir may be elsewhere). A read face is kept as the
-    top only where both agree (the other face deeper by FORE_MARGIN lies towards the
-    middle), dropped as a side face where both agree that it is one, and abstained on
-    otherwise (a side face of a die near the frame's edge seen larger than its top)."""
-    every = faces + seen
-    out: list[NumeralReading] = []
-    for i, a in enumerate(faces):
-        side = unsure = False
-        for j, b in enumerate(every):
-            if (j == i or not 0.6 < a.size_px / max(b.size_px, 1e-6) < 1 / 0.6
-                    or a.raw_chroma is None or b.raw_chroma is None
-                    or a.spread is None or b.spread is None):
-                continue
-            d = np.subtract(b.center, a.center)
-            apart = float(np.hypot(*d))
-            if (apart <= 0.45 * min(a.size_px, b.size_px)
-                    or apart >= NEAR_FACE * max(a.size_px, b.size_px)
-                    or np.linalg.norm(np.subtract(a.raw_chroma, b.raw_chroma)) > 0.03):
-                continue
-            u = d / apart
-            da, db = _depth_share(a, u), _depth_share(b, u)
-            inward = float(np.dot(d, np.subtract(middle, a.center))) > 0  # b towards middle
-            if da > db + FORE_MARGIN and inward:
-                continue  # a is the top, b its side face
-            if db > da + FORE_MARGIN and not inward:
-                side = True
-                break
-            unsure = True
-        if side:
-            continue
-        if unsure and a.label is not None:
-            a.label, a.confidence = None, 0.3
-            a.why = ("perhaps a side face: which of two faces of its die is the top is not "
-                     "told (by their depth and by the picture's middle)")
-        out.append(a)
-    return out
 
 
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:

@@ -177,10 +177,8 @@ def numeral_texture(value: int, style: NumeralStyle) -> tuple[np.ndarray, np.nda
 
 
 def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = None,
-                       n_dice: int | None = None, most_tilt: float = 30.0) -> PipScene:
-    """One frame of one to four Namaste dice (the turquoise one in most); from the seed.
-    most_tilt: the camera tipped up to that many degrees (the bench's 30; more shows dice
-    near the frame's edge whose side face is seen larger than their top face)."""
+                       n_dice: int | None = None) -> PipScene:
+    """One frame of one to four Namaste dice (the turquoise one in most); from the seed."""
     dice = namaste_dice()
     by_colour = {d.colour: d for d in dice}
     count = [0]
@@ -193,5 +191,4 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
         return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour,
                        lambda v: face_relief(v, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True,
-                      most_tilt=most_tilt)
+    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True)

@@ -270,12 +270,11 @@ class DieMake:
 
 def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
                most_dice: int, new_die: Callable[[np.random.Generator], DieMake],
-               side_mm_range: tuple[float, float] = (12, 25), real: bool = False,
-               most_tilt: float = 30.0) -> PipScene:
+               side_mm_range: tuple[float, float] = (12, 25), real: bool = False) -> PipScene:
     """A frame of one to most_dice six-sided dice made by new_die, on a randomized surface,
     camera and light; deterministic from the seed (the pip and numeral dice's scenes).
     real: more of what real photographs show: patterned cloths (development only), a
-    camera tilted up to most_tilt degrees (two frames in three) and a Bayer sensor (half)."""
+    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half)."""
     rng = np.random.default_rng(seed)
     hard = bool(rng.random() < 0.3) if hard is None else hard
     w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
@@ -289,7 +288,7 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     if real:
         kinds = kinds if held_out else kinds + PATTERNED_SURFACES
         if rng.random() < 2 / 3:
-            view = tilt_view(rng, view, most_tilt)
+            view = tilt_view(rng, view, 30.0)
     kind = kinds[int(rng.integers(len(kinds)))]
     if real and not held_out and np.random.default_rng([seed, 1]).random() < 1 / 7:
         # a speckled surface in a frame of seven, drawn apart (the other frames stay as they were)
