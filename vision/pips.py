@@ -843,12 +843,13 @@ def _edge_round(f: _Face, judged: tuple) -> float:
     u = np.concatenate([t, np.ones(12), -t, -np.ones(12)])
     v = np.concatenate([-np.ones(12), t, np.ones(12), -t])
     step = np.zeros(len(u), bool)
+    tol = _fill_tolerance(body)
     for k in (0.95, 1.0, 1.1, 1.2, 1.3):
         half = fside / 0.88 / 2 * k
         xs = centre[0] + half * (u * ca - v * sa)
         ys = centre[1] + half * (u * sa + v * ca)
         vals = _sample(f.image, xs, ys).astype(np.float32)
-        step |= np.max(np.abs(vals - body), 1) > _fill_tolerance(body)
+        step |= np.max(np.abs(vals - body), 1) > tol
     return float(step.mean())
 
 

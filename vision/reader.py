@@ -40,7 +40,7 @@ from vision.errors import VisionError
 from vision.geometry import TableGeometry
 from vision.leaning import face_template, find_top_face, is_leaning
 from vision.model import Profile, Thresholds
-from vision.threads import one_blas_thread
+from vision.threads import on_one_blas_thread
 
 # (turn in degrees, scale): the fitted face's angle can be off, or its size (a washed-out or
 # dim, blurred outline); one at a time
@@ -283,14 +283,11 @@ class Recognizer:
                 label, conf = None, min(conf, 0.49)
         return label, conf, cands
 
+    @on_one_blas_thread
     def read(self, img: np.ndarray, geometry: TableGeometry | None = None
              ) -> list[DieReading]:
-        """Read every object on the felt of a BGR frame (placed on the table if geometry)."""
-        with one_blas_thread():
-            return self._read(img, geometry)
-
-    def _read(self, img: np.ndarray, geometry: TableGeometry | None) -> list[DieReading]:
-        """read, with numpy's BLAS on one thread."""
+        """Read every object on the felt of a BGR frame (placed on the table if geometry),
+        numpy's BLAS on one thread (vision.threads)."""
         p = self.profile
         frame = p.geometry.frame
         if frame is not None and (img.shape[1], img.shape[0]) != tuple(frame):

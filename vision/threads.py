@@ -12,7 +12,9 @@ thread, so the reader and the calibration run theirs on one.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import TypeVar
 
 from threadpoolctl import ThreadpoolController
 
@@ -26,3 +28,18 @@ def _controller() -> ThreadpoolController:
 def one_blas_thread() -> AbstractContextManager:
     """A context in which numpy's BLAS uses one thread (restored on leaving)."""
     return _controller().limit(limits=1, user_api="blas")
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def on_one_blas_thread(fn: F) -> F:
+    """`fn` run in `one_blas_thread` (the libraries are looked up at the first call, not at
+    import)."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with one_blas_thread():
+            return fn(*args, **kwargs)
+
+    return run  # type: ignore[return-value]

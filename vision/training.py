@@ -36,7 +36,7 @@ from vision.errors import BadCaptureFolder, CalibrationRefused
 from vision.geometry import Lens, detect_markers, marker_papers
 from vision.matcher import InkModel, build_templates, learn_ink, make_matcher
 from vision.model import Geometry, Profile, Thresholds
-from vision.threads import one_blas_thread
+from vision.threads import on_one_blas_thread
 
 Progress = Callable[[float, str], None]
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
@@ -344,6 +344,7 @@ def capture_dice(captures: dict[str, list[tuple[str, np.ndarray]]],
     return felt, singles, missing
 
 
+@on_one_blas_thread
 def calibrate(
     captures: dict[str, list[tuple[str, np.ndarray]]],
     die_set: str,
@@ -356,14 +357,6 @@ def calibrate(
     progress(fraction, message), when given, is called as the work goes (fraction 0..1).
     numpy's BLAS runs on one thread meanwhile (vision.threads).
     """
-    with one_blas_thread():
-        return _calibrate(captures, die_set, empty, folds, progress)
-
-
-def _calibrate(captures: dict[str, list[tuple[str, np.ndarray]]], die_set: str,
-               empty: Iterable[tuple[str, np.ndarray]], folds: int, progress: Progress | None
-               ) -> tuple[Profile, CalibrationReport]:
-    """calibrate, with numpy's BLAS on one thread."""
     t0 = time.perf_counter()
     step = progress or (lambda fraction, message: None)
     step(0.0, "learning the felt's colour")

@@ -332,10 +332,12 @@ def test_reading_and_calibrating_hold_numpy_blas_to_one_thread(seasons_profile, 
         return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 
     seen: list[list[int]] = []
-    monkeypatch.setattr(Recognizer, "_read", lambda self, img, geometry: seen.append(
+    # the first thing each does (finding the faces; the first step of the progress)
+    monkeypatch.setattr(Recognizer, "find_faces", lambda self, img, ignore: seen.append(
         blas_threads()) or [])
-    monkeypatch.setattr(training, "_calibrate", lambda *a: seen.append(blas_threads()))
-    Recognizer(seasons_profile[0]).read(np.zeros((8, 8, 3), np.uint8))
-    training.calibrate({}, "seasons")
+    frame = seasons_profile[0].geometry.frame or (8, 8)
+    Recognizer(seasons_profile[0]).read(np.zeros((frame[1], frame[0], 3), np.uint8))
+    with pytest.raises(training.BadCaptureFolder):  # no captures: refused after the first step
+        training.calibrate({}, "seasons", progress=lambda f, m: seen.append(blas_threads()))
     # numpy's BLAS (and any other loaded) is found, and held to one thread in both
     assert len(seen) == 2 and all(threads and set(threads) == {1} for threads in seen)
