@@ -34,6 +34,7 @@ two levels that read it otherwise make it abstained on.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -73,6 +74,8 @@ SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's ed
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
 EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
 EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
+WALL = 4.0  # a step this many times a level's median step walls a fill in (`_wall_map`)
+WALL_MIN = 4.0  # and at least this many grey levels a pixel
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
 #: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
 
@@ -266,13 +269,15 @@ def _fill_tolerance(colour: np.ndarray) -> float:
     return float(np.clip(0.2 * colour.max() + 6, 8, 45))
 
 
-def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray
-               ) -> tuple | None:
+def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarray,
+               walls: Callable[[], np.ndarray]) -> tuple | None:
     """The face round a pip: (hull, body grey, (centre, side, angle, square), body BGR) in
     level pixels, or None when no face-shaped region of the body's colour holds it. An
     oblong region (a top face with a side face, or two touching dice, of one colour) is
-    returned only when no tighter colour range gives a square one. A region that fails is
-    marked in `visited`, and a seed inside one is not grown again."""
+    returned only when no tighter colour range gives a square one. When every range runs
+    into the surround (a die of nearly the table's colour: white on white paper), the fills
+    are tried again walled in by the level's edges (`walls`, `_wall_map`). A region that
+    fails is marked in `visited`, and a seed inside one is not grown again."""
     h, w = smooth.shape
     rx = pip.x + _RING[:, 0] * RING * pip.r
     ry = pip.y + _RING[:, 1] * RING * pip.r
@@ -288,35 +293,70 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
     seed = win[sy - y0, sx - x0].astype(np.float32)
     tol0 = _fill_tolerance(seed)
     oblong = None
-    for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
-        if tol < 4:
-            break
-        mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-        cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
-                      4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
-        m = mask[1:-1, 1:-1]
-        # touching the window is a leak into the surround (at the frame's edge: a die cut
-        # by the frame, not read)
-        if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
-            continue
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if not cs:
-            continue
-        c = max(cs, key=cv2.contourArea)
-        hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
-        shape = _face_shape(hull, pip.r, min(h, w))
-        if shape is None:
-            continue
-        body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
-        found = hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
-        if shape[3]:
-            return found
-        oblong = oblong or found
-    if oblong is not None:
-        return oblong
+    leaked = True
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for walled in (False, True):
+        if walled:  # only when every range leaked; seeded off the walls (a pip's own edge
+            if not leaked:  # reaches past the ring)
+                break
+            m = np.zeros_like(m)  # a leak marks nothing visited: the walls may part it
+            wall = walls()
+            on = [k for k in np.argsort(np.abs(vals - pip.body))
+                  if 0 <= rx[k] < w - 0.5 and 0 <= ry[k] < h - 0.5
+                  and not wall[int(round(ry[k])), int(round(rx[k]))]]
+            if not on:
+                break
+            sx, sy = int(round(rx[on[0]])), int(round(ry[on[0]]))
+            if not (x0 <= sx < x1 and y0 <= sy < y1):
+                break
+        for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
+            if tol < 4:
+                break
+            mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+            if walled:
+                mask[1:-1, 1:-1] = walls()[y0:y1, x0:x1]
+            cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
+                          4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+            m = (mask[1:-1, 1:-1] == 255).view(np.uint8)
+            # touching the window is a leak into the surround (at the frame's edge: a die cut
+            # by the frame, not read)
+            if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
+                continue
+            leaked = False
+            if walled:  # the fill stops a pixel short of the wall: the wall's inner half is
+                m = cv2.dilate(m, np.ones((3, 3), np.uint8))  # the face's too
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            if not cs:
+                continue
+            c = max(cs, key=cv2.contourArea)
+            hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
+            shape = _face_shape(hull, pip.r, min(h, w))
+            if shape is None:
+                continue
+            body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
+            found = hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
+            if shape[3]:
+                return found
+            oblong = oblong or found
+        if oblong is not None:
+            return oblong
     visited[y0:y1, x0:x1] |= m > 0
     return None
+
+
+def _wall_map(bgr: np.ndarray) -> np.ndarray:
+    """Where a level's colour (BGR uint8) steps from one pixel to the next by more than its
+    own texture does (WALL times the level's median step, at least WALL_MIN grey levels a
+    pixel, in any channel; the step is |d/dx| + |d/dy|): a die's outline all round (its
+    rim's shade and bevel, its side faces, its shadow) where its body differs from the
+    table too little for a fill to stop (white on white paper). uint8 0/1."""
+    ax = cv2.convertScaleAbs(cv2.Sobel(bgr, cv2.CV_16S, 1, 0, ksize=3), alpha=1 / 8)
+    ay = cv2.convertScaleAbs(cv2.Sobel(bgr, cv2.CV_16S, 0, 1, ksize=3), alpha=1 / 8)
+    b, g, r = cv2.split(cv2.add(ax, ay))
+    step = cv2.max(cv2.max(b, g), r)
+    level = max(WALL * float(np.median(step[::3, ::3])), WALL_MIN)
+    return (step > level).view(np.uint8)
 
 
 def _face_shape(hull: np.ndarray, r: float, frame: int
@@ -699,6 +739,13 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
     pips, smooth = _candidates(grey)
     faces: list[_Face] = []
     visited = np.zeros(grey.shape, bool)
+    wall_map: list[np.ndarray] = []
+
+    def walls() -> np.ndarray:  # made once a level, when a fill first needs them
+        if not wall_map:
+            wall_map.append(_wall_map(bgr))
+        return wall_map[0]
+
     reach = 0.6 * max((p.r for p in pips), default=0.0)  # a spot this near a face is on it
     boxes: list[tuple[float, float, float, float]] = []  # the faces' bounding boxes, + reach
     for p in pips:
@@ -707,7 +754,7 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
                cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r
                for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True)):
             continue
-        grown = _grow_face(bgr, smooth, p, visited)
+        grown = _grow_face(bgr, smooth, p, visited, walls)
         if grown is None:
             continue
         hull, body, (centre, side, ang, square), colour = grown

@@ -32,6 +32,7 @@ from vision.scenes_common import (
     cast_shadow,
     cube_faces,
     finish,
+    noise_field,
     paste_quad,
     sample_light,
     sample_view,
@@ -253,7 +254,21 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         return DieMake(lambda n: face_texture(n, style), str, "",
                        lambda n: face_relief(n, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 10, new_die, real=True)
+    return dice_scene(seed, held_out, hard, n_dice, 10, new_die, real=True, paper_look=True)
+
+
+def _paper_look(rng: np.random.Generator, img: np.ndarray, die_px: float) -> np.ndarray:
+    """Paper (from `surface`, its ruled lines kept) as photographs show it: white to off-white
+    (cream, bluish, grey), as bright as a white die's top or brighter, with its fibres and
+    its cockling (a sheet that does not lie quite flat shades unevenly)."""
+    tints = ((1.0, 1.0, 1.0), (0.82, 0.93, 1.0), (1.0, 0.97, 0.9), (0.92, 0.95, 0.93))
+    tint = np.array(tints[int(rng.integers(len(tints)))], np.float32)
+    level = float(rng.uniform(0.78, 1.02))
+    h, w = img.shape[:2]
+    fibre = noise_field(rng, (h, w), float(rng.uniform(1.2, 3.0))) * rng.uniform(0.01, 0.035)
+    cockle = noise_field(rng, (h, w), die_px * float(rng.uniform(1.0, 4.0))) * rng.uniform(0.0, 0.05)
+    out = img * (level / max(1e-3, float(img.mean()))) * tint[None, None, :]
+    return out * (1 + fibre + cockle)[:, :, None]
 
 
 @dataclass(frozen=True)
@@ -270,11 +285,15 @@ class DieMake:
 
 def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
                most_dice: int, new_die: Callable[[np.random.Generator], DieMake],
-               side_mm_range: tuple[float, float] = (12, 25), real: bool = False) -> PipScene:
+               side_mm_range: tuple[float, float] = (12, 25), real: bool = False,
+               paper_look: bool = False) -> PipScene:
     """A frame of one to most_dice six-sided dice made by new_die, on a randomized surface,
     camera and light; deterministic from the seed (the pip and numeral dice's scenes).
     real: more of what real photographs show: patterned cloths (development only), a
-    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half)."""
+    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half).
+    paper_look: paper as photographs show it (`_paper_look`): any white or off-white, as
+    bright as a white die or brighter, fibres and cockling, the dice's shadows soft (a large
+    lamp) with a contact shadow round each die's foot."""
     rng = np.random.default_rng(seed)
     hard = bool(rng.random() < 0.3) if hard is None else hard
     w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
@@ -295,6 +314,10 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
         kind = MOTTLED_SURFACES[0]
     die_px = view.f_px * side_mm / view.height_mm
     img = surface(rng, kind, (h, w), die_px)
+    # paper's look is drawn apart, so the other frames stay as they were
+    prng = np.random.default_rng([seed, 2]) if paper_look and kind == "paper" else None
+    if prng is not None:
+        img = _paper_look(prng, img, die_px)
     light = sample_light(rng, hard)
     if real:
         light["bayer"] = bool(rng.random() < 0.5)
@@ -315,9 +338,14 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     lamp_d /= np.linalg.norm(lamp_d)
     lamp = lamp_d * view.height_mm * 2
     truths = []
+    soft = 0.08 if prng is None else float(prng.uniform(0.08, 0.5))  # shadow's blur, die sides
+    contact = 0.0 if prng is None else float(prng.uniform(0.15, 0.5))
     for x, y, yaw, _touching in places:
-        cast_shadow(img, view, np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)]),
-                    lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
+        solid = np.concatenate([f[1] for f in cube_faces(side_mm, x, y, yaw)])
+        cast_shadow(img, view, solid, lamp + [x, y, 0], light["shadow"], max(1.0, die_px * soft))
+        if contact:  # the light the die's foot shuts out from every side
+            cast_shadow(img, view, solid[solid[:, 2] < 1e-6], np.array([x, y, 1e6]), contact,
+                        max(1.0, die_px * 0.12))
     # painted far to near over every die at once (a die's side face must not cover the top
     # face of the die it touches): side faces by their distance from the lens, tops last
     draws: list[tuple[bool, float, np.ndarray, np.ndarray, np.ndarray, float]] = []

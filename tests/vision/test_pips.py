@@ -55,6 +55,37 @@ def test_dark_die_with_light_pips_on_light_paper():
     assert [o.label for o in out] == ["5"]
 
 
+def _white_on_white_paper(n: int, side: int = 90, turn: float = 23.0) -> np.ndarray:
+    """A white die on white paper: its body within a few grey levels of the paper, its
+    rounded edge in shade only on the two sides turned from the lamp (on the lit sides its
+    colour runs on into the paper's within any fill's range: only the step shows)."""
+    rng = np.random.default_rng(n)
+    img = np.zeros((480, 640, 3), np.float32)
+    img[:] = (236, 238, 238)
+    tex = np.full((side, side, 3), 226, np.float32)
+    for i, j in LAYOUTS[n]:
+        c = (int(side / 2 + i * 0.26 * side), int(side / 2 + j * 0.26 * side))
+        cv2.circle(tex, c, int(0.09 * side), (25, 25, 25), -1, cv2.LINE_AA)
+    e = max(2, side // 20)
+    tex[-e:, :] *= 0.8
+    tex[:, -e:] *= 0.8
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
+    m[:, 2] += (320 - side / 2, 240 - side / 2)
+    face = cv2.warpAffine(tex, m, (640, 480))
+    alpha = cv2.warpAffine(np.ones((side, side), np.float32), m, (640, 480))[:, :, None]
+    img = cv2.GaussianBlur(img * (1 - alpha) + face * alpha, (0, 0), 1.0)
+    return np.clip(img + rng.normal(0, 1.5, img.shape) + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_a_white_die_on_white_paper_is_found_by_its_outline(n):
+    # every fill of the body's colour runs on into the paper; the die's outline (its
+    # edge's step all round) walls the fill in (before: no die found)
+    out = read_pips(_white_on_white_paper(n))
+    assert [o.label for o in out] == [str(n)]
+    assert math.hypot(out[0].center[0] - 320, out[0].center[1] - 240) < 6
+
+
 @pytest.mark.parametrize("n,missing", [(6, (1, 0)), (5, (0, 0)), (3, (0, 0)), (4, (1, 1))])
 def test_a_face_with_a_pip_gone_is_abstained_on_not_miscounted(n, missing):
     # a six with a middle pip worn off shows five spots not in a five's layout; a five
