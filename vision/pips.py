@@ -78,6 +78,10 @@ WALL = 4.0  # a step this many times a level's median step walls a fill in (`_wa
 WALL_MIN = 4.0  # and at least this many grey levels a pixel
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
 #: sides, the readings' size), touching dice stand a side apart (sharp-edged ones: 0.88 of it)
+NEAR_LIT = 0.95  # a side face deeper still (a tilted camera, a wide lens) is closer than this;
+#: from NEAR on only when lit otherwise than the top face (touching dice's tops are lit alike)
+LIT_OTHERWISE = 1.4  # faces whose brightness differs this many times are lit otherwise
+BLACK = 30.0  # a camera's black level and flare, in BGR sums: no brightness ratio below it
 
 
 @dataclass
@@ -1052,7 +1056,8 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
     below it, which may be anywhere, even outside the picture; the top face is then told by
     being the less foreshortened of the two (a square seen nearly square). As deep as a
     side face may be there (it is not told by the middle), the two faces' centres are closer
-    than NEAR of a die's side (touching dice stand a side apart). A read face is
+    than NEAR of a die's side (touching dice stand a side apart), or NEAR_LIT when the two are
+    lit otherwise (LIT_OTHERWISE: touching dice's top faces face the lamp alike). A read face is
     kept only when both agree that it is the top face: the face beside it (read or not) is
     nearer the middle and no squarer than it."""
     for i, rd in enumerate(kept):
@@ -1063,9 +1068,10 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
         for j, o in enumerate(kept):
             if j == i or j in side or not 0.5 < o.size_px / rd.size_px < 2.0:
                 continue
-            if math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) >= NEAR * max(
-                    rd.size_px, o.size_px):
-                continue
+            d = math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1]) / max(
+                rd.size_px, o.size_px)
+            if d >= NEAR_LIT or (d >= NEAR and _brightness_ratio(fa, faces[j]) < LIT_OTHERWISE):
+                continue  # touching dice: their top faces are lit alike
             if not _one_die_colour(fa, faces[j]):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
             fo = faces[j]
@@ -1079,8 +1085,15 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
 def _one_die_colour(a: _Face, b: _Face) -> bool:
     """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
     side face is lit otherwise than the top face, not so much)."""
-    la, lb = sum(a.colour) + 3.0, sum(b.colour) + 3.0
-    return _same_hue(np.array(a.colour), np.array(b.colour)) and max(la, lb) <= 3 * min(la, lb)
+    return _same_hue(np.array(a.colour), np.array(b.colour)) and _brightness_ratio(a, b) <= 3
+
+
+def _brightness_ratio(a: _Face, b: _Face) -> float:
+    """The brighter face's brightness over the other's (BGR sums above the camera's black
+    level and flare, BLACK: near black, a ratio of a few grey levels says nothing: a black
+    die's side face at 5 beside its top face at 28)."""
+    la, lb = sum(a.colour) + BLACK, sum(b.colour) + BLACK
+    return max(la, lb) / min(la, lb)
 
 
 def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
