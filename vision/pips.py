@@ -81,7 +81,8 @@ NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer th
 NEAR_LIT = 0.95  # a side face deeper still (a tilted camera, a wide lens) is closer than this;
 #: from NEAR on only when lit otherwise than the top face (touching dice's tops are lit alike)
 LIT_OTHERWISE = 1.4  # faces whose brightness differs this many times are lit otherwise
-BLACK = 30.0  # a camera's black level and flare, in BGR sums: no brightness ratio below it
+BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
+#: are not told apart by their brightness
 
 
 @dataclass
@@ -1085,14 +1086,16 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
 def _one_die_colour(a: _Face, b: _Face) -> bool:
     """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
     side face is lit otherwise than the top face, not so much)."""
-    return _same_hue(np.array(a.colour), np.array(b.colour)) and _brightness_ratio(a, b) <= 3
+    if not _same_hue(np.array(a.colour), np.array(b.colour)):
+        return False
+    # near black, a ratio of a few grey levels says nothing (a black die's side face at 5
+    # beside its top face at 28): two faces both within BLACK of it may be one die's
+    return _brightness_ratio(a, b) <= 3 or max(sum(a.colour), sum(b.colour)) <= 3 * BLACK
 
 
 def _brightness_ratio(a: _Face, b: _Face) -> float:
-    """The brighter face's brightness over the other's (BGR sums above the camera's black
-    level and flare, BLACK: near black, a ratio of a few grey levels says nothing: a black
-    die's side face at 5 beside its top face at 28)."""
-    la, lb = sum(a.colour) + BLACK, sum(b.colour) + BLACK
+    """The brighter face's brightness over the other's (BGR sums, above a floor of 3)."""
+    la, lb = sum(a.colour) + 3.0, sum(b.colour) + 3.0
     return max(la, lb) / min(la, lb)
 
 
