@@ -1302,6 +1302,8 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
         said = ", ".join(f"{k} {p:.2f}" for k, p in ev) or "no suit sign or pips read"
         return None, min(conf, 0.3), f"{label} or {label[0]}{_partner(label[1])}? ({said})"
     r = sc.best[0] if sc.best in POKER_LABELS else ""
+    if r and rs is None and info.get("own", 1.0) < INDEX_READABLE:
+        return _pips_decide(model, sc, label, conf, why, fine, ink)
     if (not r or rs is None or ink is None or sc.s1 < MIN_SCORE
             or info.get("top", sc.best)[0] != r or rs[0].best != r
             or min(rs[0].pairs.values(), default=1.0) < INDEX_MARGIN):
@@ -1316,6 +1318,29 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
             return name, float(np.clip(0.5 + 0.5 * (sure - SUIT_SURE) / (1 - SUIT_SURE),
                                        0.5, 1.0)), ""
     return label, conf, why
+
+
+def _pips_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, why: str,
+                 fine: np.ndarray, ink: str | None) -> tuple[str | None, float, str]:
+    """A number card whose corner indices cannot be read (they do not match each other: a
+    corner covered by another card), which the faces left between the two suits of its
+    colour and no other card (each other runner-up beaten by the deck's margin), is named
+    by its big pips (`pip_pair`, PART_SURE) when its ink is that colour."""
+    best, r = sc.best, sc.best[0]
+    if (label is not None or r not in "23456789T" or sc.s1 < MIN_SCORE
+            or ink != suit_colour(best)):
+        return label, conf, why
+    partner = r + _partner(best[1])
+    if any(p < model.min_margin for p, lab, _i in sc.close if lab != partner):
+        return label, conf, why
+    pp = pip_pair(model, fine, best[1], partner[1])
+    if pp is None or abs(pp[0]) < PART_SURE:
+        return label, conf, why
+    name = best if pp[0] > 0 else partner
+    if name not in model.labels:
+        return label, conf, why
+    return name, float(np.clip(0.5 + 0.5 * (abs(pp[0]) - PART_SURE) / (1 - PART_SURE),
+                               0.5, 1.0)), ""
 
 
 class CardReader:
