@@ -44,6 +44,7 @@ from vision.cards import (
     find_cards,
     learn,
     roche_model,
+    suit_colour,
 )
 from vision.deck_art import POKER_LABELS, RANKS, SUITS, roche_deck, roche_labels
 from vision.errors import BadProfile, VisionError
@@ -560,8 +561,8 @@ class DeckCalibrator(GuidedCalibrator):
         if sims[best] <= max(float(cross.max()) + DUPLICATE_MARGIN, DUPLICATE_FLOOR):
             return None
         # the same ink too: closer than half the nearest red card's to the nearest black's
-        red = [known[lab][1] for lab in labels if lab[-1:] in "HD"]
-        black = [known[lab][1] for lab in labels if lab[-1:] in "SC"]
+        red = [known[lab][1] for lab in labels if suit_colour(lab) == "red"]
+        black = [known[lab][1] for lab in labels if suit_colour(lab) == "black"]
         apart = min((float(np.abs(r - b).sum()) for r in red for b in black),
                     default=2 * DUPLICATE_INK)
         if float(np.abs(known[labels[best]][1] - ink).sum()) > min(apart / 2, DUPLICATE_INK):

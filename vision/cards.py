@@ -114,6 +114,7 @@ PART_SURE = 0.6  # how surely a rank and a suit read alone must beat every other
 PART_REPS = 3  # learned cards a rank glyph or suit sign is matched against, per rank or suit
 INK_DARK = 0.35  # a corner index's pixel is ink when it is this much darker than the paper
 INK_MIN_PX = 12  # ... and a corner with fewer ink pixels than this shows no colour
+INK_NEAR_MM = 1.0  # the ink's colour is summed over the ink and this far round it
 RED_BELOW = 0.72  # the ink is red when its red channel darkens this little against the others
 BLACK_ABOVE = 0.8  # ... and black when this much (see `ink_colour`)
 PIP_MM = (5.0, 15.0)  # a number card's big pip is this tall (mm; its stalk included)
@@ -653,23 +654,32 @@ def index_of(img: np.ndarray, quad: np.ndarray, blur_mm: float = 0.0,
 
 def ink_colour(patches: list[np.ndarray]) -> str | None:
     """The colour of a poker card's corner indices' ink, "red" or "black", from the card's
-    two `index_patches`, each white-balanced on its own paper (its brightest tenth): for each
-    ink pixel, how much it darkens the red channel over how much it darkens the green or blue
-    one, the median over the corner's ink. Red ink (hearts, diamonds) darkens red little
-    (0.2-0.6), black ink (spades, clubs) all three alike (1); blur does not move it (a pixel
-    that mixes ink and paper darkens the three in the same proportion), nor the light's
-    colour. None when a corner shows too little ink, its measure falls between the two, or
-    the two corners disagree (an outline taking in another card)."""
+    two `index_patches`, each measured against its own paper: how much the ink darkens the
+    red channel over how much it darkens the green or blue one, each summed over the ink
+    and its surround (INK_NEAR_MM) against the paper round it (the median colour of the
+    rest of the corner). Red ink (hearts, diamonds) darkens red little (below 0.4), black
+    ink all three alike (1), whatever the light's colour or the card stock's (the paper is
+    the reference). Summed, not per pixel: a camera's colour is coarser than its
+    brightness (a Bayer mosaic, JPEG's halved chroma), so a thin red stroke's colour is
+    smeared onto the paper beside it, where a per pixel measure loses it and finds the
+    stroke grey; the sum over its surround keeps it. None when a corner shows too little
+    ink or paper, its measure falls between the two, or the two corners disagree (an
+    outline taking in another card)."""
     seen = set()
+    k = max(1, round(INK_NEAR_MM * INDEX_PX_MM))
+    grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
     for p in patches:
         f = p.astype(np.float32)
         white = np.percentile(f.reshape(-1, 3), 90, axis=0) + 1.0
-        dark = np.clip(1.0 - f / white, 0.0, 1.0)
-        ink = dark.max(2) > INK_DARK
+        ink = ((1.0 - f / white).max(2) > INK_DARK).astype(np.uint8)
         if int(ink.sum()) < INK_MIN_PX:
             return None
-        ratio = float(np.median(dark[..., 2][ink] / (np.maximum(dark[..., 0][ink],
-                                                                 dark[..., 1][ink]) + 1e-3)))
+        near = cv2.dilate(ink, grow) > 0
+        paper = ~near
+        if int(paper.sum()) < INK_MIN_PX:
+            return None
+        dark = (1.0 - f / (np.median(f[paper], axis=0) + 1.0))[near].sum(0)
+        ratio = float(dark[2] / max(float(dark[0]), float(dark[1]), 1e-3))
         seen.add("red" if ratio < RED_BELOW else "black" if ratio > BLACK_ABOVE else None)
     return seen.pop() if len(seen) == 1 else None
 
@@ -1092,6 +1102,8 @@ class _Part:
     fit: float  # how well (the mean over the two corners)
     own: float  # how well the card's one corner's fits its other corner's
     pairs: dict  # {other rank (suit): the pair test, 1: the best's, -1: the other's}
+    every: dict = field(default_factory=dict)  # `pairs` before suits of the other ink
+    #                                            colour were ruled out by the ink
 
 
 def _rank_suit(model: CardModel, query: np.ndarray) -> tuple[_Part, _Part] | None:
@@ -1137,7 +1149,7 @@ def _rank_suit(model: CardModel, query: np.ndarray) -> tuple[_Part, _Part] | Non
             if v != best:
                 apart = model.part_apart(ib, iv, k)
                 pairs[v] = (fit - fv) / (max(1e-3, apart) + PAIR_FLOOR)
-        out.append(_Part(best, fit, own, pairs))
+        out.append(_Part(best, fit, own, pairs, dict(pairs)))
     return out[0], out[1]
 
 
@@ -1210,14 +1222,15 @@ def _partner(suit: str) -> str:
 
 
 def _suit_evidence(model: CardModel, card: str, sc: _Scores, rs: tuple | None,
-                   fine: np.ndarray) -> list[tuple[str, float]]:
-    """What a poker card's shapes say of its suit against the other suit of its colour, as
-    pair tests (1: the suit of `card`, -1: the other): its corners' suit sign (`_rank_suit`'s
-    reading, when the corners could be read), a number card's big pips (`pip_pair`), an
-    ace's one big pip (the faces' pair test: the pip is most of the face). A court card's
-    picture says nothing (it may be the same in every suit)."""
+                   fine: np.ndarray, other: str = "") -> list[tuple[str, float]]:
+    """What a poker card's shapes say of its suit against another suit (`other`; the other
+    suit of its colour by default), as pair tests (1: the suit of `card`, -1: the other):
+    its corners' suit sign (`_rank_suit`'s reading, when the corners could be read), a
+    number card's big pips (`pip_pair`), an ace's one big pip (the faces' pair test: the pip
+    is most of the face). A court card's picture says nothing (it may be the same in every
+    suit)."""
     suit = card[1]
-    other = _partner(suit)
+    other = other or _partner(suit)
     ev = []
     if card[0] == "A":
         rival = card[0] + other
@@ -1228,10 +1241,10 @@ def _suit_evidence(model: CardModel, card: str, sc: _Scores, rs: tuple | None,
             ev.append(("faces", -float(close.get(card, 1.0))))
     if rs is not None:
         part = rs[1]
-        if part.best == suit and other in part.pairs:
-            ev.append(("suit sign", float(part.pairs[other])))
-        elif part.best == other and suit in part.pairs:
-            ev.append(("suit sign", -float(part.pairs[suit])))
+        if part.best == suit and other in part.every:
+            ev.append(("suit sign", float(part.every[other])))
+        elif part.best == other and suit in part.every:
+            ev.append(("suit sign", -float(part.every[suit])))
     pp = pip_pair(model, fine, suit, other) if card[0] in "23456789T" else None
     if pp is not None:
         ev.append(("pips", pp[0]))
@@ -1243,6 +1256,31 @@ def _suit_told(ev: list[tuple[str, float]], sure: float = SUIT_SURE) -> bool:
     agree, each short of it, tell it together) and no piece is as sure of the other suit
     of its colour."""
     return bool(ev) and sum(p for _k, p in ev) >= sure and min(p for _k, p in ev) > -SUIT_SURE
+
+
+def _colour_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, why: str,
+                   info: dict, fine: np.ndarray, ink: str | None
+                   ) -> tuple[str | None, float, str]:
+    """A poker reading whose corners' ink is neither clearly red nor black (`ink_colour`:
+    dim or tinted light, cream stock, a noisy JPEG) has its colour backed by its shapes:
+    its suit sign, big pips or an ace's pip (`_suit_evidence`) against each learned suit
+    of the other colour. The label is not given when they say the other colour's suit (the
+    sum of their pair tests below 0, or one piece by SUIT_SURE): a 5D whose faces' colour
+    term named it 5C on a dim frame. Shapes that say nothing (a court card's corners
+    unread) leave the label as the faces and corners gave it."""
+    if label not in POKER_LABELS or ink is not None:
+        return label, conf, why
+    colour = suit_colour(label)
+    learned = sorted({lab[1] for lab in model.labels if lab in POKER_LABELS})
+    for other in learned:
+        if suit_colour(label[0] + other) == colour:
+            continue
+        ev = _suit_evidence(model, label, sc, info.get("rs"), fine, other)
+        if ev and (sum(p for _k, p in ev) < 0 or min(p for _k, p in ev) <= -SUIT_SURE):
+            said = ", ".join(f"{k} {p:.2f}" for k, p in ev)
+            return None, min(conf, 0.3), (f"{label} or {label[0]}{other}? its ink is neither "
+                                          f"red nor black ({said})")
+    return label, conf, why
 
 
 def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, why: str,
@@ -1264,6 +1302,8 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
         said = ", ".join(f"{k} {p:.2f}" for k, p in ev) or "no suit sign or pips read"
         return None, min(conf, 0.3), f"{label} or {label[0]}{_partner(label[1])}? ({said})"
     r = sc.best[0] if sc.best in POKER_LABELS else ""
+    if r and rs is None and info.get("own", 1.0) < INDEX_READABLE:
+        return _pips_decide(model, sc, label, conf, why, fine, ink)
     if (not r or rs is None or ink is None or sc.s1 < MIN_SCORE
             or info.get("top", sc.best)[0] != r or rs[0].best != r
             or min(rs[0].pairs.values(), default=1.0) < INDEX_MARGIN):
@@ -1278,6 +1318,29 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
             return name, float(np.clip(0.5 + 0.5 * (sure - SUIT_SURE) / (1 - SUIT_SURE),
                                        0.5, 1.0)), ""
     return label, conf, why
+
+
+def _pips_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, why: str,
+                 fine: np.ndarray, ink: str | None) -> tuple[str | None, float, str]:
+    """A number card whose corner indices cannot be read (they do not match each other: a
+    corner covered by another card), which the faces left between the two suits of its
+    colour and no other card (each other runner-up beaten by the deck's margin), is named
+    by its big pips (`pip_pair`, PART_SURE) when its ink is that colour."""
+    best, r = sc.best, sc.best[0]
+    if (label is not None or r not in "23456789T" or sc.s1 < MIN_SCORE
+            or ink != suit_colour(best)):
+        return label, conf, why
+    partner = r + _partner(best[1])
+    if any(p < model.min_margin for p, lab, _i in sc.close if lab != partner):
+        return label, conf, why
+    pp = pip_pair(model, fine, best[1], partner[1])
+    if pp is None or abs(pp[0]) < PART_SURE:
+        return label, conf, why
+    name = best if pp[0] > 0 else partner
+    if name not in model.labels:
+        return label, conf, why
+    return name, float(np.clip(0.5 + 0.5 * (abs(pp[0]) - PART_SURE) / (1 - PART_SURE),
+                               0.5, 1.0)), ""
 
 
 class CardReader:
@@ -1303,6 +1366,8 @@ class CardReader:
                 ink = ink_colour(patches or index_patches(img, o.quad))
                 if label is not None and ink is not None and ink != suit_colour(label):
                     label, conf, why = None, min(conf, 0.3), f"{label}? its corners' ink is {ink}"
+                label, conf, why = _colour_decide(self.model, sc, label, conf, why, info, fine,
+                                                  ink)
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
