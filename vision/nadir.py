@@ -50,13 +50,14 @@ class Line:
 @dataclass(frozen=True)
 class Nadir:
     """Where the nadir is (image px, possibly outside the frame), how sure: `spread` is its
-    standard error (px, along the worse direction); `dice` how many dice's lines agree;
-    `lines` the indices of the lines that agree."""
+    standard error (px, along the worse direction); from `locate`, `dice` how many dice's
+    lines agree and `lines` the indices of the lines that agree (a nadir known otherwise, a
+    calibrated table's, has none)."""
 
     point: tuple[float, float]
-    spread: float
-    dice: int
-    lines: tuple[int, ...]
+    spread: float = 0.0
+    dice: int = 0
+    lines: tuple[int, ...] = ()
 
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
