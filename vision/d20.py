@@ -295,13 +295,13 @@ def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None
     h, w = image.shape[:2]
     ref = np.array(nadir.point) if nadir is not None else np.array([w / 2, h / 2])
     kept: list[ObjectReading] = []
-    # with the nadir known, a face 41.8 degrees and more aslant is a side face tilted away
-    # (farther from the nadir than the top face): it is not the top over any face
+    # with the nadir known, a face that cannot be the top (`_can_be_top`: a side face tilted
+    # away, farther from the nadir than the top face) is not the top over any face
     for rd in faces:
         c = np.asarray(rd.center)
         if any(_outside_of(np.asarray(o.center), c, ref, o.size_px, rd.size_px)
                for o in faces if o is not rd
-               and (nadir is None or _facing(o.corners) >= AWAY_FACING)):
+               and (nadir is None or _can_be_top(o, nadir, (w, h)))):
             continue
         if rd.label is not None and nadir is not None:
             rd = _with_nadir(image, rd, nadir)
@@ -354,6 +354,16 @@ def _with_nadir(image: np.ndarray, rd: ObjectReading, nadir: Nadir) -> ObjectRea
 BEYOND_SPLIT = math.sqrt(5) / 3  # cos SIDE_TILT: a side face beyond a top face tilted t
 #   from the line of sight reaches cos(SIDE_TILT + t) / cos t of a face's height, the top face
 #   beyond a side face tilted t towards it cos(SIDE_TILT - t) / cos t; the two average this
+
+
+def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool:
+    """Whether a face found can be its die's top face: it faces the camera at least
+    AWAY_FACING squarely, and no farther aslant than the line of sight can be from the
+    vertical (a top face's tilt from the line of sight is that angle), within
+    SIGHT_MARGIN."""
+    k = _facing(rd.corners)
+    return k >= AWAY_FACING and (math.degrees(math.acos(min(1.0, k)))
+                                 <= _sight_from_vertical(rd.center, nadir, frame) + SIGHT_MARGIN)
 
 
 def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
