@@ -271,3 +271,29 @@ def test_how_far_a_line_of_sight_may_be_from_the_vertical():
     p = (400.0 + F_MIN * 800, 300.0)
     assert _sight_from_vertical(p, mid, frame) == pytest.approx(45.0, abs=1e-6)
     assert _sight_from_vertical(p, Nadir((400.0, 300.0), 80.0), frame) > 45.0
+
+
+def test_a_face_more_aslant_than_its_line_of_sight_can_be_is_no_top_face():
+    """A face seen 37 degrees aslant (squashed to 0.8) straight below the camera (the line
+    of sight vertical) is a side face; the same face half a frame's side out (its line of
+    sight 45 degrees from the vertical at the shortest focal length) can be the top; one
+    squashed to 0.7 (a side face tilted away) never is."""
+    import math
+
+    from vision.d20 import F_MIN, _can_be_top
+    from vision.nadir import Nadir
+    from vision.objects import ObjectReading
+
+    eq = np.array([[0.0, -2.0], [math.sqrt(3), 1.0], [-math.sqrt(3), 1.0]]) * 20
+
+    def face(at, squash):
+        corners = eq * [1.0, squash] + at
+        return ObjectReading("d20", "1d", 0.9, tuple(at), corners.tolist(), 0.0, 70.0)
+
+    frame, mid = (800, 600), np.array([400.0, 300.0])
+    nadir = Nadir(tuple(mid))
+    out = mid + [F_MIN * 800, 0.0]
+    assert not _can_be_top(face(mid, 0.8), nadir, frame)
+    assert _can_be_top(face(out, 0.8), nadir, frame)
+    assert _can_be_top(face(mid, 0.996), nadir, frame)  # 5 degrees: within the margin
+    assert not _can_be_top(face(out, 0.7), nadir, frame)
