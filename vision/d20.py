@@ -332,6 +332,9 @@ def _with_nadir(image: np.ndarray, rd: ObjectReading, nadir: Nadir) -> ObjectRea
     if k < AWAY_FACING:
         return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of sight,"
                         f" {AWAY_FACING} needed): a side face tilted away from the camera")
+    if not _can_be_top(rd, nadir, (image.shape[1], image.shape[0])):
+        return _abstain(rd, f"a side face: seen more aslant ({k:.2f} of its breadth) than a "
+                        "top face is where its line of sight is")
     miss = _towards_nadir(rd, k, axis, nadir)
     if miss is not None:
         return _abstain(rd, f"a side face: squashed {miss:.0f} degrees off the way to the "
@@ -358,12 +361,15 @@ BEYOND_SPLIT = math.sqrt(5) / 3  # cos SIDE_TILT: a side face beyond a top face 
 
 def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool:
     """Whether a face found can be its die's top face: it faces the camera at least
-    AWAY_FACING squarely, and no farther aslant than the line of sight can be from the
-    vertical (a top face's tilt from the line of sight is that angle), within
-    SIGHT_MARGIN."""
+    AWAY_FACING squarely, and as squarely as a top face does where the line of sight is as
+    far from the vertical as it can be (a top face's tilt from the line of sight is that
+    angle), within FACING_ERR (its corners' error)."""
     k = _facing(rd.corners)
-    return k >= AWAY_FACING and (math.degrees(math.acos(min(1.0, k)))
-                                 <= _sight_from_vertical(rd.center, nadir, frame) + SIGHT_MARGIN)
+    most = _sight_from_vertical(rd.center, nadir, frame)
+    return k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+
+
+FACING_ERR = 0.05  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
 
 
 def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir

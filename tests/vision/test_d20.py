@@ -295,5 +295,5 @@ def test_a_face_more_aslant_than_its_line_of_sight_can_be_is_no_top_face():
     out = mid + [F_MIN * 800, 0.0]
     assert not _can_be_top(face(mid, 0.8), nadir, frame)
     assert _can_be_top(face(out, 0.8), nadir, frame)
-    assert _can_be_top(face(mid, 0.996), nadir, frame)  # 5 degrees: within the margin
+    assert _can_be_top(face(mid, 0.996), nadir, frame)  # within the corners' error
     assert not _can_be_top(face(out, 0.7), nadir, frame)
