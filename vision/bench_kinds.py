@@ -123,9 +123,10 @@ def _kind(kind: str) -> tuple:
     return make_pip_scene, read_pips
 
 
-def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: float = 0.3
-             ) -> KindResult:
-    """Read about n_dice dice of a kind in generated scenes of one split."""
+def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: float = 0.3,
+             nadir: bool = False) -> KindResult:
+    """Read about n_dice dice of a kind in generated scenes of one split; nadir (d20): each
+    frame read with its camera's nadir given, as a calibrated table knows it."""
     make_scene, read = _kind(kind)
     cv2.setNumThreads(1)
     read(np.zeros((64, 64, 3), np.uint8))  # a reader's one-time set-up is not a frame's time
@@ -137,7 +138,12 @@ def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: floa
         hard = bool(np.random.default_rng(fseed).random() < hard_share)
         scene = make_scene(fseed, held_out=held_out, hard=hard)
         t1, c1 = time.perf_counter(), time.process_time()
-        readings = read(scene.image)
+        if nadir:
+            from vision.nadir import Nadir
+
+            readings = read(scene.image, Nadir(scene.nadir))
+        else:
+            readings = read(scene.image)
         res.cpu_ms.append((time.process_time() - c1) * 1000)
         res.latencies_ms.append((time.perf_counter() - t1) * 1000)
         res.frames += 1
@@ -158,7 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
     ap.add_argument("--elsewhere", action="store_true",
                     help="cards: each deck learned on one table, read on another")
+    ap.add_argument("--nadir", action="store_true",
+                    help="d20: each frame read with its camera's nadir given (a calibrated "
+                         "table's), not told from the picture")
     args = ap.parse_args(argv)
+    if args.nadir and args.kind != "d20":
+        ap.error("--nadir is for --kind d20")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     out = {}
@@ -170,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             s = run_cards(args.dice, args.seed, split == "heldout",
                           elsewhere=args.elsewhere).summary()
         else:
-            s = run_kind(args.kind, args.dice, args.seed, split == "heldout").summary()
+            s = run_kind(args.kind, args.dice, args.seed, split == "heldout",
+                         nadir=args.nadir).summary()
+            s["nadir_given"] = args.nadir
         s["wall_s"] = round(time.perf_counter() - t0, 1)
         s["kind"] = args.kind
         out[split] = s

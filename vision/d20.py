@@ -12,10 +12,14 @@ Steps, on an image pyramid (as `vision.numerals`):
    across them, not by the face's shade, which a lamp varies smoothly over a solid die);
    else the body flood-filled round the ink (`vision.numerals.grow_face`) must be a
    triangle, near equilateral, the number at its centre. Of the faces found on one die the
-   one farthest from the picture's middle is taken for the top; it is read only when it
-   faces the camera squarely (`_facing`, `TOP_FACING`) and more squarely than the die's
-   other faces found (beyond about 21 degrees from the lens's axis a side face facing the
-   camera does, and the top is not told from it).
+   one farthest from the camera's nadir (given when known, a calibrated table's; else the
+   picture's middle) is taken for the top. A die looks alike whichever face is on top: only
+   the vertical tells the top from a side face facing the camera as squarely. With the
+   nadir (`_with_nadir`) a face is read when it is squashed towards it, not 41.8 degrees
+   aslant, and its line of sight cannot be so far from the vertical that a side face next
+   to the top faces the camera as it does (or the body beyond it says it is no side face);
+   without it (`_without_nadir`) only when it faces the camera within about 21 degrees and
+   more squarely than the die's other faces found.
 3. **The number**: a d20 prints each number upright towards one corner; the ink is turned
    so each corner in turn points up and matched with the numbers drawn in several fonts
    (6 and 9 with their bar) and the Rugen die's printed faces. The best Rugen number must
@@ -31,6 +35,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage
+from vision.nadir import Nadir
 from vision.numerals import (
     GLYPH_PX,
     HAT,
@@ -266,45 +271,179 @@ def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area
     return poly.astype(np.float32), side, ratio
 
 
-def read_d20(image: np.ndarray) -> list[ObjectReading]:
-    """Every d20's top face in a BGR frame: label "1d".."4n" (None when unsure)."""
-    faces, grey0 = _faces(image)
-    # faces of one die (within one and a half sides of each other): its top face is the
-    # farthest from the picture's middle (a camera sees a die's sides facing its middle, and
-    # the nearer of them, little slanted from it, can look as equilateral as the top); a
-    # face is read only where the body does not run on beyond it as far as a top face would
-    mid = np.array([image.shape[1] / 2, image.shape[0] / 2])
+def read_d20(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReading]:
+    """Every d20's top face in a BGR frame: label "1d".."4n" (None when unsure). nadir: the
+    camera's nadir when it is known (a calibrated table's, `vision.nadir.Nadir`): the top
+    face is then told from a side face by the vertical; without it, by the picture's middle
+    and how squarely each face faces the camera."""
+    faces, _ = _faces(image)
+    return _choose(image, faces, nadir)
+
+
+def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None
+            ) -> list[ObjectReading]:
+    """Of the faces found, the dice's top faces read; every other face abstained on.
+
+    Faces of one die (within one and a half sides of each other): its top face is the
+    farthest from the nadir (a camera sees a die's sides on the nadir's side of its top, and
+    the nearer of them, little slanted from it, can look as equilateral as the top); a face
+    is read only where the body does not run on beyond it, away from the nadir, as far as a
+    top face would. With the nadir known, `_with_nadir` tells the top from the side faces by
+    the vertical; with it unknown, the picture's middle stands for it and only a face within
+    about 21 degrees of the line of sight that faces it more squarely than the die's other
+    faces is read (`_without_nadir`)."""
+    h, w = image.shape[:2]
+    ref = np.array(nadir.point) if nadir is not None else np.array([w / 2, h / 2])
     kept: list[ObjectReading] = []
+    # with the nadir known, a face that cannot be the top (`_can_be_top`: a side face tilted
+    # away, farther from the nadir than the top face) is not the top over any face
     for rd in faces:
         c = np.asarray(rd.center)
-        if any(_outside_of(np.asarray(o.center), c, mid, o.size_px, rd.size_px)
-               for o in faces if o is not rd):
+        if any(_outside_of(np.asarray(o.center), c, ref, o.size_px, rd.size_px)
+               for o in faces if o is not rd
+               and (nadir is None or _can_be_top(o, nadir, (w, h)))):
             continue
-        mates = [o for o in faces if o is not rd and _same_die(o, rd)]
-        k = _facing(rd.corners)
-        rival = max((_facing(o.corners) for o in mates), default=0.0)
-        if rd.label is not None and k < TOP_FACING:
-            rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
-                               rd.size_px, why=f"seen too aslant ({k:.2f} of its breadth "
-                               f"across the line of sight, {TOP_FACING} needed) to tell the top "
-                               "face from a side face facing the camera")
-        elif rd.label is not None and rival > k - FACING_MARGIN:
-            # the top face faces the camera most squarely only within about 21 degrees of
-            # the lens's axis; beyond, a side face towards the camera does: then which of
-            # the two is the top is not told by its place either (a tilted camera's middle
-            # is not where it looks straight down)
-            rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
-                               rd.size_px, why=f"perhaps a side face: another face of the die "
-                               f"faces the camera as squarely ({rival:.2f} against {k:.2f})")
-        if rd.label is not None:
-            beyond = _top_beyond(image, rd, mid)
-            if beyond > TALL_BEYOND:
-                rd = ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg,
-                                   rd.size_px, why=f"perhaps a side face: the body reaches "
-                                   f"{beyond:.2f} of its height beyond it, away from the "
-                                   "picture's middle, as the top face beyond a side face does")
+        if rd.label is not None and nadir is not None:
+            rd = _with_nadir(image, rd, nadir)
+        elif rd.label is not None:
+            rd = _without_nadir(image, rd, ref,
+                                [o for o in faces if o is not rd and _same_die(o, rd)])
         kept.append(rd)
     return kept
+
+
+SIDE_TILT = math.degrees(math.acos(math.sqrt(5) / 3))  # 41.8: a d20's faces' normals apart
+F_MIN = 0.5  # the shortest focal length taken, in the frame's longer sides (90 degrees)
+AWAY_FACING = 0.78  # a face tilted 41.8 degrees and more from the line of sight (cos 0.745)
+#                     is a side face tilted away from the camera, never the top
+SIGHT_MARGIN = 6.0  # degrees
+
+
+def _with_nadir(image: np.ndarray, rd: ObjectReading, nadir: Nadir) -> ObjectReading:
+    """A face read, checked against the nadir. It is the top face, not a side face next to
+    the top that faces the camera as squarely (a die looks alike whichever face is on top:
+    only the vertical tells): not squashed 41.8 degrees and more (a side face tilted away);
+    squashed towards the nadir (not a side face tilted across the line of sight); where the
+    line of sight may be SIDE_TILT + its tilt from the vertical, the top is beyond it (not
+    told: abstain); where it may be SIDE_TILT - its tilt, the body beyond it away from the
+    nadir reaches no farther than a side face's beyond a top face does (the top face
+    beyond a side face reaches farther: cos SIDE_TILT of a face's height lies between)."""
+    k, axis = _squash(rd.corners)
+    if k < AWAY_FACING:
+        return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of sight,"
+                        f" {AWAY_FACING} needed): a side face tilted away from the camera")
+    if not _can_be_top(rd, nadir, (image.shape[1], image.shape[0])):
+        return _abstain(rd, f"a side face: seen more aslant ({k:.2f} of its breadth) than a "
+                        "top face is where its line of sight is")
+    miss = _towards_nadir(rd, k, axis, nadir)
+    if miss is not None:
+        return _abstain(rd, f"a side face: squashed {miss:.0f} degrees off the way to the "
+                        "camera's nadir")
+    most = _sight_from_vertical(rd.center, nadir, (image.shape[1], image.shape[0]))
+    tilt = math.degrees(math.acos(min(1.0, k)))
+    if most > SIDE_TILT + tilt - SIGHT_MARGIN:
+        return _abstain(rd, f"perhaps a side face: its line of sight may be {most:.0f} degrees "
+                        "from the vertical, where the side face next to the top towards the "
+                        f"nadir faces the camera within {tilt:.0f} degrees as this one does")
+    if most > SIDE_TILT - tilt - SIGHT_MARGIN:
+        beyond = _top_beyond(image, rd, np.asarray(nadir.point))
+        if beyond > BEYOND_SPLIT:
+            return _abstain(rd, f"perhaps a side face: the body reaches {beyond:.2f} of its "
+                            "height beyond it, away from the nadir, as the top face beyond a "
+                            f"side face does (more than {BEYOND_SPLIT:.2f})")
+    return rd
+
+
+BEYOND_SPLIT = math.sqrt(5) / 3  # cos SIDE_TILT: a side face beyond a top face tilted t
+#   from the line of sight reaches cos(SIDE_TILT + t) / cos t of a face's height, the top face
+#   beyond a side face tilted t towards it cos(SIDE_TILT - t) / cos t; the two average this
+
+
+def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool:
+    """Whether a face found can be its die's top face: it faces the camera at least
+    AWAY_FACING squarely, and as squarely as a top face does where the line of sight is as
+    far from the vertical as it can be (a top face's tilt from the line of sight is that
+    angle), within FACING_ERR (its corners' error)."""
+    k = _facing(rd.corners)
+    most = _sight_from_vertical(rd.center, nadir, frame)
+    return k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+
+
+FACING_ERR = 0.05  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
+
+
+def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
+                   ) -> float | None:
+    """The angle (degrees) by which a face's squash axis misses the nadir, when it misses it
+    by more than its corners' error allows (None when it points at it, or the face is too
+    little squashed to show an axis)."""
+    if 1 - k < LEAST_SQUASH:
+        return None
+    to = np.asarray(nadir.point) - np.asarray(rd.center)
+    dist = float(np.hypot(*to))
+    if dist < 1e-6:
+        return None
+    # the nadir's own uncertainty seen from the face, and the axis's
+    slack = math.atan2(nadir.spread, dist) + 3 * math.atan2(CORNER_PX, rd.size_px / math.sqrt(3)
+                                                            * (1 - k))
+    miss = math.acos(min(1.0, abs(float(to @ axis)) / dist))
+    return math.degrees(miss) if miss > slack else None
+
+
+def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
+    """The most the line of sight to image point p can be from the vertical (degrees): the
+    angle between the rays through p and through the nadir, at the shortest focal length
+    taken (F_MIN), the principal point in the frame's middle, the nadir anywhere within its
+    spread."""
+    w, h = frame
+    f = F_MIN * max(w, h)
+    ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
+    ray_p /= np.linalg.norm(ray_p)
+    n = np.asarray(nadir.point, float)
+    most = 0.0
+    for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+        q = n + nadir.spread * np.array([dx, dy])
+        ray_n = np.array([q[0] - w / 2, q[1] - h / 2, f])
+        ray_n /= np.linalg.norm(ray_n)
+        most = max(most, math.degrees(math.acos(float(np.clip(ray_p @ ray_n, -1, 1)))))
+    return most
+
+
+def _without_nadir(image: np.ndarray, rd: ObjectReading, mid: np.ndarray,
+                   mates: list[ObjectReading]) -> ObjectReading:
+    """A face read with the nadir unknown (the picture's middle, `mid`, stands for it):
+    within about 21 degrees of the line of sight, facing it more squarely than the die's
+    other faces found, the body not reaching beyond it as far as a top face would."""
+    k = _facing(rd.corners)
+    rival = max((_facing(o.corners) for o in mates), default=0.0)
+    if k < TOP_FACING:
+        return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of "
+                        f"sight, {TOP_FACING} needed) to tell the top face from a side face "
+                        "facing the camera")
+    if rival > k - FACING_MARGIN:
+        # the top face faces the camera most squarely only within about 21 degrees of the
+        # lens's axis; beyond, a side face towards the camera does: then which of the two
+        # is the top is not told by its place either
+        return _abstain(rd, f"perhaps a side face: another face of the die faces the camera "
+                        f"as squarely ({rival:.2f} against {k:.2f})")
+    beyond = _top_beyond(image, rd, mid)
+    if beyond > TALL_BEYOND:
+        return _abstain(rd, f"perhaps a side face: the body reaches {beyond:.2f} of its "
+                        "height beyond it, away from the picture's middle, as the top face "
+                        "beyond a side face does")
+    return rd
+
+
+def _abstain(rd: ObjectReading, why: str) -> ObjectReading:
+    """The face found, not read: why."""
+    return ObjectReading("d20", None, 0.3, rd.center, rd.corners, rd.angle_deg, rd.size_px,
+                         why=why)
+
+
+#: corners' error (px) of a face found: its squash axis's direction is known to about this
+#: over the face's circumradius times how much it is squashed
+CORNER_PX = 2.0
+LEAST_SQUASH = 0.03  # a face squashed less (1 - `_facing`) shows no axis
 
 
 def _faces(image: np.ndarray) -> tuple[list[ObjectReading], np.ndarray]:
@@ -445,15 +584,21 @@ def _same_die(a: ObjectReading, b: ObjectReading) -> bool:
 
 
 def _facing(corners) -> float:
-    """How squarely a triangular face faces the camera: the smaller over the larger
-    stretch of the affine map from an equilateral triangle to its corners (cos of the angle
-    between the face's normal and the line of sight, for a small face)."""
+    """How squarely a triangular face faces the camera (`_squash`)."""
+    return _squash(corners)[0]
+
+
+def _squash(corners) -> tuple[float, np.ndarray]:
+    """(how squarely, the image direction it is squashed along) of a triangular face: the
+    smaller over the larger stretch of the affine map from an equilateral triangle to its
+    corners (cos of the angle between the face's normal and the line of sight, for a small
+    face), and the unit direction of the smaller stretch (where its normal is imaged)."""
     p = np.asarray(corners, np.float64)
     p = p - p.mean(0)
     q = np.array([[0.0, -1.0], [math.sqrt(3) / 2, 0.5], [-math.sqrt(3) / 2, 0.5]])
     a, *_ = np.linalg.lstsq(q, p, rcond=None)
-    sv = np.linalg.svd(a, compute_uv=False)
-    return float(sv[1] / max(sv[0], 1e-9))
+    u, sv, _ = np.linalg.svd(a.T)
+    return float(sv[1] / max(sv[0], 1e-9)), u[:, 1]
 
 
 def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:

@@ -42,6 +42,15 @@ from vision.scenes_numerals import (
 )
 from vision.scenes_pips import PipScene, PipTruth, shade_relief
 
+
+@dataclass
+class D20Scene(PipScene):
+    """A frame of d20s; nadir: where its camera images the point of the table straight
+    below it (image px; outside the frame under a camera tilted far): what a calibrated
+    table knows of its camera."""
+
+    nadir: tuple[float, float] = (0.0, 0.0)
+
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "rugen-die.json"
 PHI = (1 + 5 ** 0.5) / 2
 # (body, ink) BGR 0..1
@@ -246,7 +255,7 @@ def d20_pose(top_face: int, yaw: float, size_mm: float, x: float, y: float
 
 
 def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
-                   n_dice: int | None = None, printed_rugen: bool | None = None) -> PipScene:
+                   n_dice: int | None = None, printed_rugen: bool | None = None) -> D20Scene:
     """One frame of one to three d20s; deterministic from the seed. A truth's label is the
     Rugen number of the top face (the standard number transposed, or the one printed).
     As the pip and numeral dice's scenes (`vision.scenes_pips.dice_scene` with real): the
@@ -325,7 +334,9 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         inside = bool(np.all((corners >= 0) & (corners < [w, h])))
         label = rugen_faces()[numbers[top] - 1]
         truths.append(PipTruth(label, (float(c[0]), float(c[1])), float(die_px), False, inside))
-    return PipScene(finish(img, rng, light), truths, hard, kind)
+    nadir = view.project(np.zeros((1, 3)))[0]
+    return D20Scene(finish(img, rng, light), truths, hard, kind,
+                    (float(nadir[0]), float(nadir[1])))
 
 
 def _body_underlay(img: np.ndarray, view, faces: list, style: D20Style, ambient: float,

@@ -198,3 +198,102 @@ def test_how_squarely_a_face_faces_the_camera():
     assert _facing(turned) == pytest.approx(1.0)
     squashed = eq * [1.0, math.cos(math.radians(30))]  # seen 30 degrees aslant
     assert _facing(squashed) == pytest.approx(math.cos(math.radians(30)), abs=1e-6)
+
+
+def _bench_scene(seed):
+    """A dev bench frame as `vision.bench_kinds` makes it."""
+    return make_d20_scene(seed, hard=bool(np.random.default_rng(seed).random() < 0.3))
+
+
+@pytest.mark.parametrize("seed", [23261127, 23261143, 23261206, 23261245])
+def test_with_the_nadir_given_a_side_face_is_not_read(seed):
+    """Dev frames where a side face facing the camera within 4-22 degrees was found and
+    read as another number while the die's top face, farther aslant, was not: with the
+    camera's nadir given (as a calibrated table knows it) no face is read wrong."""
+    from vision.d20 import _choose, _faces
+    from vision.nadir import Nadir
+
+    scene = _bench_scene(seed)
+    faces, _ = _faces(scene.image)
+    wrong = [r for r in faces if r.label is not None and not any(
+        np.hypot(r.center[0] - t.center[0], r.center[1] - t.center[1]) < 0.35 * t.side_px
+        and r.label == t.label for t in scene.dice)]
+    assert wrong  # the side face, read as a number
+    res = KindResult("test")
+    score(res, scene.dice, _choose(scene.image, faces, Nadir(scene.nadir)), scene.hard, seed)
+    assert res.confident_errors == 0, res.errors
+
+
+def test_with_the_nadir_given_top_faces_seen_aslant_are_read():
+    """Dev frames (most from a tilted camera) whose top faces are seen too aslant to tell
+    from a side face by their look alone (more than about 21 degrees): with the nadir they
+    are read, and nothing is read wrong."""
+    from vision.d20 import _choose, _faces
+    from vision.nadir import Nadir
+
+    without, given = KindResult("without"), KindResult("given")
+    for seed in (23261129, 23261162, 23261169):
+        scene = _bench_scene(seed)
+        faces, _ = _faces(scene.image)
+        score(without, scene.dice, _choose(scene.image, faces, None), scene.hard, seed)
+        score(given, scene.dice, _choose(scene.image, faces, Nadir(scene.nadir)), scene.hard,
+              seed)
+    assert given.confident_errors == 0, given.errors
+    assert given.right >= without.right + 4, (without.summary(), given.summary())
+
+
+def test_the_scenes_nadir_is_below_the_camera():
+    """A scene's nadir is where its camera images the table's point straight below it:
+    the principal point straight down, off it under a tilted camera (the generator's own
+    camera, `vision.scenes_common.View`)."""
+    from vision.scenes_common import View, rot_x
+
+    view = View(640, 480, 600.0, 500.0, (330.0, 250.0))
+    assert np.allclose(view.project(np.zeros((1, 3)))[0], (330.0, 250.0))
+    tilted = View(640, 480, 600.0, 500.0, (330.0, 250.0), rot_x(20.0))
+    # the vertical through any point of the table is imaged on a line through the nadir
+    nadir = tilted.project(np.zeros((1, 3)))[0]
+    foot, top = tilted.project(np.array([[80.0, -40.0, 0.0], [80.0, -40.0, 20.0]]))
+    d1, d2 = top - foot, nadir - foot
+    assert abs(d1[0] * d2[1] - d1[1] * d2[0]) < 1e-6 * np.hypot(*d1) * np.hypot(*d2)
+    assert abs(nadir[1] - 250.0) == pytest.approx(600.0 * np.tan(np.radians(20.0)), rel=1e-6)
+
+
+def test_how_far_a_line_of_sight_may_be_from_the_vertical():
+    """At the nadir the line of sight is the vertical; F_MIN frame sides from it (straight
+    down, the nadir in the middle) 45 degrees; a nadir known loosely widens it."""
+    from vision.d20 import F_MIN, _sight_from_vertical
+    from vision.nadir import Nadir
+
+    frame = (800, 600)
+    mid = Nadir((400.0, 300.0))
+    assert _sight_from_vertical((400.0, 300.0), mid, frame) == pytest.approx(0.0, abs=1e-6)
+    p = (400.0 + F_MIN * 800, 300.0)
+    assert _sight_from_vertical(p, mid, frame) == pytest.approx(45.0, abs=1e-6)
+    assert _sight_from_vertical(p, Nadir((400.0, 300.0), 80.0), frame) > 45.0
+
+
+def test_a_face_more_aslant_than_its_line_of_sight_can_be_is_no_top_face():
+    """A face seen 37 degrees aslant (squashed to 0.8) straight below the camera (the line
+    of sight vertical) is a side face; the same face half a frame's side out (its line of
+    sight 45 degrees from the vertical at the shortest focal length) can be the top; one
+    squashed to 0.7 (a side face tilted away) never is."""
+    import math
+
+    from vision.d20 import F_MIN, _can_be_top
+    from vision.nadir import Nadir
+    from vision.objects import ObjectReading
+
+    eq = np.array([[0.0, -2.0], [math.sqrt(3), 1.0], [-math.sqrt(3), 1.0]]) * 20
+
+    def face(at, squash):
+        corners = eq * [1.0, squash] + at
+        return ObjectReading("d20", "1d", 0.9, tuple(at), corners.tolist(), 0.0, 70.0)
+
+    frame, mid = (800, 600), np.array([400.0, 300.0])
+    nadir = Nadir(tuple(mid))
+    out = mid + [F_MIN * 800, 0.0]
+    assert not _can_be_top(face(mid, 0.8), nadir, frame)
+    assert _can_be_top(face(out, 0.8), nadir, frame)
+    assert _can_be_top(face(mid, 0.996), nadir, frame)  # within the corners' error
+    assert not _can_be_top(face(out, 0.7), nadir, frame)
