@@ -19,9 +19,8 @@ import numpy as np
 
 from vision import profile as profiles
 from vision.errors import VisionError
-from vision.images import load_captures
 from vision.labels import FORTUNES_AND_WINDS, DieSet
-from vision.recognizer import calibrate
+from vision.recognizer import calibrate_folder
 
 
 def learning_failed(exc: Exception) -> dict:
@@ -104,10 +103,9 @@ class Calibrator:
 
     def _learn(self) -> None:
         try:
-            captures, empty = load_captures(self.captures, self.labels())
-            profile, report = calibrate(
-                captures, self.die_set.name, empty,
-                progress=lambda f, message: self._step(0.1 + 0.8 * f, message))
+            profile, report = calibrate_folder(
+                self.captures, self.die_set.name, self.labels(),
+                lambda f, message: self._step(0.05 + 0.85 * f, message))
             if self.controls is not None:
                 profile.camera_controls = self.controls()
             self._step(0.9, "writing the profile")

@@ -163,16 +163,21 @@ def local_level(inten: np.ndarray, felt_like: np.ndarray) -> np.ndarray:
 
 
 def felt_mask(img: np.ndarray, felt: FeltModel, felt_level: float | np.ndarray | None = None,
-              felt_share: float = 0.5, max_widen: float = 1e9
+              felt_share: float = 0.5, max_widen: float = 1e9,
+              distance: tuple[np.ndarray, np.ndarray, float] | None = None
               ) -> tuple[np.ndarray, float | np.ndarray]:
     """Boolean mask of felt pixels and the felt's brightness (a map when not given).
 
     When the felt's colour is noisier than at calibration (a dim lamp, a raised gain) the
     distance scale widens to match, by at most `max_widen`. Without `felt_level` the felt's
-    brightness is measured round each pixel (see local_level).
+    brightness is measured round each pixel (see local_level). `distance`: the image's
+    (brightness, distance, felt_noise at felt_share) when measured already (_felt_distance).
     """
-    inten, maha = _felt_distance(img, felt)
-    maha *= np.float32(1.0 / min(max_widen, felt_noise(maha, felt_share)))
+    inten, maha, noise = distance if distance is not None else (
+        *_felt_distance(img, felt), None)
+    if noise is None:
+        noise = felt_noise(maha, felt_share)
+    maha = maha * np.float32(1.0 / min(max_widen, noise))
     if felt_level is None:
         felt_level = local_level(inten, maha < felt.max_d2)
     # chroma noise grows as the felt darkens (shadows): relax the distance there, but only
@@ -317,13 +322,16 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
         roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0), ROI_BLUR)
         # a noisy frame (dim light) is smoothed more rather than judged more loosely, so
         # a die's dark side faces do not pass for felt
-        noise = felt_noise(_felt_distance(roi, felt)[1], 0.4)
+        inten, maha = _felt_distance(roi, felt)
+        noise = felt_noise(maha, 0.4)
+        distance: tuple[np.ndarray, np.ndarray, float] | None = (inten, maha, noise)
         if noise > 2.0:
             roi = cv2.GaussianBlur(img[y0:y1, x0:x1], (0, 0),
                                    ROI_BLUR * min(3.0, math.sqrt(noise / 2.0)))
+            distance = None  # measured again on the smoother window
         lev = float(level[min(y + h // 2, small.shape[0] - 1),  # type: ignore[index]
                           min(x + w // 2, small.shape[1] - 1)])
-        fm_roi, _ = felt_mask(roi, felt, lev, felt_share=0.4, max_widen=2.0)
+        fm_roi, _ = felt_mask(roi, felt, lev, felt_share=0.4, max_widen=2.0, distance=distance)
         m = ((~fm_roi) & (own > 0)).astype(np.uint8)
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         m = _largest_filled(m, min_area * s * s * 0.5)

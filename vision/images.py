@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -41,9 +42,12 @@ def _images_in(folder: Path) -> list[Path]:
 
 
 def load_captures(
-    folder: str | os.PathLike, labels: list[str] | None
+    folder: str | os.PathLike, labels: list[str] | None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> tuple[dict[str, list[tuple[str, np.ndarray]]], list[tuple[str, np.ndarray]]]:
-    """Read DIR/<LABEL>/*.png (+ optional DIR/_empty/); `labels` None accepts any names."""
+    """Read DIR/<LABEL>/*.png (+ optional DIR/_empty/); `labels` None accepts any names.
+
+    progress(fraction, message), when given, is called before each file is read."""
     folder = Path(folder)
     if not folder.is_dir():
         raise BadCaptureFolder(f"{folder}: no such folder; expected one sub-folder per label "
@@ -67,13 +71,19 @@ def load_captures(
         order = sorted(found)
         if len(order) < 2:
             raise BadCaptureFolder(f"{folder}: needs at least two label folders")
-    captures: dict[str, list[tuple[str, np.ndarray]]] = {}
+    files = {lab: _images_in(found[lab]) for lab in order}
     for lab in order:
-        files = _images_in(found[lab])
-        if not files:
+        if not files[lab]:
             raise BadCaptureFolder(f"{found[lab]}: holds no images (.png or .jpg expected)")
-        captures[lab] = [(str(f), read_image(f)) for f in files]
-    empty: list[tuple[str, np.ndarray]] = []
-    if (folder / EMPTY_DIR).is_dir():
-        empty = [(str(f), read_image(f)) for f in _images_in(folder / EMPTY_DIR)]
-    return captures, empty
+    empty_files = _images_in(folder / EMPTY_DIR) if (folder / EMPTY_DIR).is_dir() else []
+    total = sum(map(len, files.values())) + len(empty_files)
+    done = [0]
+
+    def read(f: Path) -> tuple[str, np.ndarray]:
+        if progress is not None:
+            progress(done[0] / total, f"reading {f.parent.name}/{f.name}")
+        done[0] += 1
+        return str(f), read_image(f)
+
+    captures = {lab: [read(f) for f in files[lab]] for lab in order}
+    return captures, [read(f) for f in empty_files]

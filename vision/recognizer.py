@@ -9,7 +9,7 @@ frame) and `vision.training` (calibration). Callers import from here.
 from vision.descriptors import GRID, MARGIN, STORE
 from vision.model import Geometry, Profile, Thresholds
 from vision.reader import DieReading, Recognizer, decide
-from vision.training import CalibrationReport, calibrate, learn_templates
+from vision.training import CalibrationReport, calibrate, calibrate_folder, learn_templates
 
 __all__ = [
     "GRID",
@@ -22,6 +22,7 @@ __all__ = [
     "Recognizer",
     "Thresholds",
     "calibrate",
+    "calibrate_folder",
     "decide",
     "learn_templates",
 ]

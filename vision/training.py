@@ -9,6 +9,7 @@ cannot tell the faces apart is refused, naming the confused faces.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,11 +35,50 @@ from vision.dice import (
 )
 from vision.errors import BadCaptureFolder, CalibrationRefused
 from vision.geometry import Lens, detect_markers, marker_papers
+from vision.images import load_captures
 from vision.matcher import InkModel, build_templates, learn_ink, make_matcher
 from vision.model import Geometry, Profile, Thresholds
 from vision.threads import on_one_blas_thread
 
 Progress = Callable[[float, str], None]
+#: calibration's stages and each one's share of its CPU time, so the progress bar moves
+#: evenly (the mean over 8 dev tables of the wide world, 16 x 6 captures each, 12.5-18.3 s
+#: CPU: finding 17-38%, geometry 9-32% by the lens search, learning the rest): the felt,
+#: finding each capture's die, fitting the camera's geometry, then learning (LEARNING_STAGES)
+CALIBRATION_STAGES = (("felt", 0.02), ("finding", 0.23), ("geometry", 0.19), ("learning", 0.56))
+#: reading a capture folder's images before calibrating them: its share of the bar (96 PNG
+#: captures of dev table 0, 1640 x 1232: 3.4 s CPU against 12.5 s for calibrate)
+FOLDER_STAGES = (("reading", 0.21), ("calibrating", 0.79))
+#: learn_templates's stages and their shares of its time (the same tables)
+LEARNING_STAGES = (("faces", 0.16), ("views", 0.41), ("folds", 0.08), ("held-out", 0.28),
+                   ("classifier", 0.07))
+
+
+class Stages:
+    """One progress bar over stages, each advancing by its share of the work (`stages`:
+    (name, share) in order): `step(stage, fraction of that stage, message)`.
+
+    The bar never moves back (a stage done again, as a table learnt once more without its
+    misread captures, holds it where it was until it passes)."""
+
+    def __init__(self, progress: Progress | None, stages: tuple[tuple[str, float], ...]) -> None:
+        self.progress = progress or (lambda fraction, message: None)
+        total = sum(share for _, share in stages)
+        self.span: dict[str, tuple[float, float]] = {}
+        at = 0.0
+        for name, share in stages:
+            self.span[name] = (at / total, share / total)
+            at += share
+        self.done = 0.0
+
+    def __call__(self, stage: str, fraction: float, message: str) -> None:
+        start, share = self.span[stage]
+        self.done = max(self.done, min(1.0, start + share * min(1.0, max(0.0, fraction))))
+        self.progress(self.done, message)
+
+    def within(self, stage: str) -> Progress:
+        """The stage's own progress (fraction 0..1 of it) as a Progress."""
+        return lambda fraction, message: self(stage, fraction, message)
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 AGREE_MARGIN = 0.12  # least matcher margin when the classifier agrees (see decide_both)
 ALIKE = -0.05  # see alike_labels
@@ -180,7 +220,8 @@ RIM_QUANTILE = 0.25
 
 
 def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float, float],
-                      frame: tuple[int, int] | None = None) -> Geometry:
+                      frame: tuple[int, int] | None = None,
+                      progress: Callable[[float], None] | None = None) -> Geometry:
     """Face side, side-face reach, nadir and lens that best explain single-die blob extents.
 
     In ideal pixels (the lens's distortion undone) a flat die's blob spans
@@ -227,7 +268,13 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
         sol, *_ = np.linalg.lstsq(M, e, rcond=None)
         return float(np.abs(M @ sol - e).mean()), sol
 
+    fits = [0]  # a whole search: the plain camera, LENS_KS, the centres, four k's again
+    most = 1 + len(LENS_KS) + len(LENS_SHIFTS) ** 2 + 4
+
     def fit(lens: Lens) -> tuple[float, np.ndarray, tuple[float, float]]:
+        fits[0] += 1
+        if progress is not None:
+            progress(fits[0] / (most + 1))
         e, P, A = rows(lens)
         c = tuple(lens.to_ideal(np.array([centre]))[0])
         best = (*solve(e, P, A, c), c)
@@ -268,6 +315,8 @@ def _measure_geometry(blobs: list[tuple[np.ndarray, Blob]], centre: tuple[float,
             best, best_lens = tried[key], lens_at(*key)
     _, sol, nadir = best
     seen_nadir = tuple(best_lens.to_image(np.array([nadir]))[0])
+    if progress is not None:
+        progress(most / (most + 1))
     insets = [outline_inset(img, b, float(sol[0]), seen_nadir) for img, b in blobs]
     measured = [i for i in insets if i is not None]
     rim = float(np.quantile(measured, RIM_QUANTILE)) if measured else 0.0
@@ -295,7 +344,7 @@ def capture_dice(captures: dict[str, list[tuple[str, np.ndarray]]],
     n_caps = len(all_imgs)
     for label, items in captures.items():
         for name, img in items:
-            step(0.05 + 0.35 * len(found) / n_caps, f"finding the die in {name}")
+            step(len(found) / n_caps, f"finding the die in {name}")
             if img.shape[:2] != (h, w):
                 raise BadCaptureFolder(f"{name}: frame is {img.shape[1]}x{img.shape[0]}, the "
                                        f"other captures are {w}x{h}; use one camera mode")
@@ -344,6 +393,15 @@ def capture_dice(captures: dict[str, list[tuple[str, np.ndarray]]],
     return felt, singles, missing
 
 
+def calibrate_folder(folder: str | os.PathLike, die_set: str, labels: list[str] | None = None,
+                     progress: Progress | None = None) -> tuple[Profile, CalibrationReport]:
+    """Read a capture folder (vision.images.load_captures) and calibrate on it, with one
+    progress bar over both (`feltbank calibrate` and the dashboard's Calibration page)."""
+    stages = Stages(progress, FOLDER_STAGES)
+    captures, empty = load_captures(folder, labels, stages.within("reading"))
+    return calibrate(captures, die_set, empty, progress=stages.within("calibrating"))
+
+
 @on_one_blas_thread
 def calibrate(
     captures: dict[str, list[tuple[str, np.ndarray]]],
@@ -358,20 +416,19 @@ def calibrate(
     numpy's BLAS runs on one thread meanwhile (vision.threads).
     """
     t0 = time.perf_counter()
-    step = progress or (lambda fraction, message: None)
-    step(0.0, "learning the felt's colour")
+    stages = Stages(progress, CALIBRATION_STAGES)
+    stages("felt", 0.0, "learning the felt's colour")
     labels = list(captures)
     few = [lab for lab, items in captures.items() if len(items) < 2]
     if len(labels) < 2 or few:
         raise BadCaptureFolder(f"captures for {', '.join(few) or 'one label only'}: need at "
                                "least two labels and two captures of each (six recommended)")
-    # the share of the bar each stage takes is the share of the time it took (measured on
-    # generated tables of 16 faces x 6 captures)
-    felt, singles, missing = capture_dice(captures, empty, lambda f, m: step(0.65 * f, m))
-    step(0.26, "measuring the camera's geometry")
+    felt, singles, missing = capture_dice(captures, empty, stages.within("finding"))
+    stages("geometry", 0.0, "measuring the camera's geometry")
     h, w = singles[0][2].shape[:2]
     nadir = (w / 2, h / 2)
-    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h))
+    geometry = _measure_geometry([(img, b) for _, _, img, b in singles], nadir, (w, h),
+                                 lambda f: stages("geometry", f, "measuring the camera's geometry"))
     k_side, nadir = geometry.k_side, geometry.nadir
     lens = geometry.lens()
     for label, name, _, b in singles:
@@ -393,7 +450,7 @@ def calibrate(
     plabels_a = np.asarray(plabels, np.int32)
     names = [name for _, name, _, _ in singles]
     profile, report = learn_templates(die_set, labels, felt, geometry, patches_a, plabels_a,
-                                      folds, t0, lambda f, m: step(0.47 + 0.53 * f, m), names,
+                                      folds, t0, stages.within("learning"), names,
                                       [(lab, n, [why]) for lab, n, why in missing])
     return profile, report
 
@@ -593,8 +650,8 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     (LEAVE_OUT of them at most) and each label keeps two.
     """
     names = names or [f"capture {i + 1}" for i in range(len(patches_a))]
-    step = progress or (lambda fraction, message: None)
-    step(0.0, "learning the faces")
+    stages = Stages(progress, LEARNING_STAGES)
+    stages("faces", 0.0, "learning the faces")
     t0 = time.perf_counter() if t0 is None else t0
     plabels = [int(x) for x in plabels_a]
     # held-out: each capture read by templates from the other folds
@@ -617,8 +674,8 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
     # once, then a classifier fitted per fold (without its captures) and one on all of them
     turns = align(patches_a, plabels_a)
     feats = views(patches_a, plabels_a, turns=turns,
-                  progress=lambda f: step(0.15 + 0.39 * f, "describing the captures' views"))
-    step(0.54, "learning the classifier on held-out folds")
+                  progress=lambda f: stages("views", f, "describing the captures' views"))
+    stages("folds", 0.0, "learning the classifier on held-out folds")
     fold_classifiers: dict[int, FaceClassifier] = {
         int(f): fit(feats[fold_of != f, :FOLD_VIEWS], plabels_a[fold_of != f], len(labels))
         for f in np.unique(fold_of)}
@@ -638,7 +695,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                 class_margin(cs))
 
     for i in range(len(patches_a)):
-        step(0.66 + 0.27 * i / len(patches_a), "checking the faces on held-out captures")
+        stages("held-out", i / len(patches_a), "checking the faces on held-out captures")
         rest = fold_of != fold_of[i]
         ink = learn_ink(ink_cols[rest], plabels_a[rest], len(labels), ink_con[rest])
         results.append(held_out_read(i, patches_a[i], ink))
@@ -710,7 +767,7 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                                time.perf_counter() - t0, [(n, r) for _, n, r in flawed])
     thresholds = Thresholds(min_margin=min_margin, min_score=min_score,
                             class_margin=cls_margin, alone_margin=alone_margin)
-    step(0.93, "learning the classifier")
+    stages("classifier", 0.0, "learning the classifier")
     profile = Profile(die_set, labels, felt, geometry, patches_a, plabels_a, thresholds,
                       report.to_json(), face_classifier=fit(feats, plabels_a, len(labels)))
     profile._matcher = make_matcher(all_t, all_l, len(labels), all_aug)
@@ -729,11 +786,13 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
                 and kept.min() >= 2):
             out = [(labels[plabels[i]], names[i], flaws[i] + ["misread when held out, left out"])
                    for i in np.flatnonzero(~keep)]
+            done = stages.done  # learnt once more in what is left of the bar
             return learn_templates(die_set, labels, felt, geometry, patches_a[keep],
-                                   plabels_a[keep], folds, t0, progress,
+                                   plabels_a[keep], folds, t0,
+                                   lambda f, m: stages.progress(done + (1 - done) * f, m),
                                    [n for n, k in zip(names, keep, strict=True) if k],
                                    list(left_out or []) + out, retry=False)
         raise CalibrationRefused(refusal(labels, results, twins, closest[0], flawed,
                                          counters))
-    step(1.0, "profile learned")
+    stages("classifier", 1.0, "profile learned")
     return profile, report

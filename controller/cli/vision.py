@@ -170,9 +170,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
         return cmd_calibrate_numerals(args)
     from vision import profile as profiles
-    from vision.images import load_captures
     from vision.labels import DIE_SETS
-    from vision.recognizer import calibrate
+    from vision.recognizer import calibrate_folder
 
     try:
         if args.rollback:
@@ -191,10 +190,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             if not isinstance(controls, dict):
                 return _fail("--camera-controls: expected a JSON object of control values")
         known = DIE_SETS.get(args.die_set)
-        captures, empty = load_captures(args.captures, known.labels if known else None)
         bar = ProgressBar(sys.stderr, quiet=args.json)
         try:
-            profile, report = calibrate(captures, args.die_set, empty, progress=bar.update)
+            profile, report = calibrate_folder(args.captures, args.die_set,
+                                               known.labels if known else None, bar.update)
         finally:
             bar.close()
         profile.camera_controls = controls

@@ -76,6 +76,18 @@ def test_capture_folder_errors(tmp_path):
         load_captures(tmp_path, SEASONS.labels)
 
 
+def test_reading_a_capture_folder_reports_each_file(tmp_path):
+    for lab in ("A", "B", "_empty"):
+        (tmp_path / lab).mkdir()
+        cv2.imwrite(str(tmp_path / lab / "0.png"), np.zeros((64, 64, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "A" / "1.png"), np.zeros((64, 64, 3), np.uint8))
+    seen: list[tuple[float, str]] = []
+    captures, empty = load_captures(tmp_path, None, lambda f, m: seen.append((f, m)))
+    assert [len(v) for v in captures.values()] == [2, 1] and len(empty) == 1
+    assert seen == [(0.0, "reading A/0.png"), (0.25, "reading A/1.png"),
+                    (0.5, "reading B/0.png"), (0.75, "reading _empty/0.png")]
+
+
 def test_capture_with_no_die_or_two_dice_is_named(tmp_path, seasons_captures):
     caps = {k: list(v) for k, v in seasons_captures.items()}
     caps["RAIN"][1] = ("RAIN/empty.png", make_empty(3, table=SEASONS_TABLE).image)

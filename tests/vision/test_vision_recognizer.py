@@ -286,6 +286,21 @@ def test_calibration_reports_its_progress(seasons_captures):
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     assert len(seen) > 20 and all(m for _, m in seen)
+    # the camera's geometry (a fifth of the time on 16 x 6 captures) moves the bar as it goes
+    geometry = [f for f, m in seen if m == "measuring the camera's geometry"]
+    assert len(geometry) >= 2 and geometry[-1] > geometry[0]
+
+
+def test_progress_stages_share_the_bar_and_never_go_back():
+    from vision.training import Stages
+
+    seen: list[float] = []
+    stages = Stages(lambda f, m: seen.append(f), (("a", 1.0), ("b", 3.0)))
+    stages("a", 0.5, "a")
+    stages("b", 0.5, "b")
+    stages("a", 1.0, "a again")  # a stage done again holds the bar
+    stages.within("b")(2.0, "b done")  # beyond its end: the stage's end
+    assert seen == [0.125, 0.625, 0.625, 1.0]
 
 
 def test_flawed_captures_are_named_with_the_reason(seasons_profile):
