@@ -368,14 +368,38 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
             math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners)
 
 
+def _squareness(hull: np.ndarray, got: tuple) -> float:
+    """How far a face found by `_square_face` is from a square (1 = a square; its bounding
+    rectangle's aspect times the share of that rectangle it leaves empty), measured where
+    its parallelogram is mapped square."""
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    corners = got[3]
+    if corners is not None:
+        m = cv2.getAffineTransform(np.float32(corners[:3]), np.float32([[0, 0], [1, 0], [1, 1]]))
+        pts = pts @ m[:, :2].T.astype(np.float64) * 100
+    pts = pts.astype(np.float32)
+    _, (rw, rh), _ = cv2.minAreaRect(pts)
+    area = cv2.contourArea(pts)
+    if min(rw, rh) <= 0 or area <= 0:
+        return math.inf
+    return max(rw, rh) / min(rw, rh) * (rw * rh) / area
+
+
+SQUARE_ENOUGH = 1.12  # a face this near a square (`_squareness`) is not looked at tighter
+
+
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
-              reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36)
-              ) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+              reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36),
+              rank=None) -> tuple[np.ndarray, np.ndarray, tuple] | None:
     """(hull, mask (the closed region, cut to its box), shape(hull, ink height, ink centre))
     of the face holding an ink group:
     the body flood-filled from beside the ink, within reach ink heights; None when no
     region of the body's colour has the shape (the range is tightened by the factors of
-    `tighten` in turn while the region runs into its surround or has not the shape)."""
+    `tighten` in turn while the region runs into its surround or has not the shape).
+    rank(hull, shape): where given, a region that has the shape is tightened on while its
+    rank is over SQUARE_ENOUGH, and the region of least rank is taken (a fill run over a
+    die's rounded edge into a side face lit alike is a squat rectangle; tighter, it stops
+    at the edge: the top face, a square)."""
     h, w = bgr.shape[:2]
     x0, y0, x1, y1 = box
     gh = max(x1 - x0, y1 - y0)
@@ -394,6 +418,7 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             continue
         seed = win[sy, sx].astype(np.float32)
         tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+        best: tuple | None = None
         for tol in (tol0 * f for f in tighten):
             mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
             _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
@@ -413,8 +438,17 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             c = max(cs, key=cv2.contourArea)
             hull = cv2.convexHull((c.reshape(-1, 2) + [wx0 + bx0, wy0 + by0]).astype(np.float32))
             got = shape(hull, gh, (cx, cy))
-            if got is not None:
+            if got is None:
+                continue
+            if rank is None:
                 return hull, m, got
+            r = rank(hull, got)
+            if best is None or r < best[0]:
+                best = (r, hull, m, got)
+            if r <= SQUARE_ENOUGH:
+                break
+        if best is not None:
+            return best[1:]
     return None
 
 
@@ -459,7 +493,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box, reach=REACH)
+            grown = grow_face(bgr, box, reach=REACH, rank=_squareness)
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
