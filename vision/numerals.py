@@ -64,6 +64,15 @@ LOOP_MIN = 0.03  # least area of a loop over the print's bounding box
 ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer axis over its
 #               shorter): a top face through a camera tilted 30 degrees, seen up to 40
 #               degrees off the lens's axis (1 / cos 40 = 1.31), and a little more
+#: labels a "6" whose loop is broken in the ink reads as (a 6 drawn with its loop cut by a
+#: fading stroke reads as a 5 at 0.69-0.71, its 6 within 0.04): such a reading must beat
+#: the 6 by SIX_MARGIN, and where the 6 is within SIX_NEAR of it, the print cut near the
+#: body's grey (LOOP_CUT of the way from its darkest) must close no loop. On the bench's
+#: dev scenes every 3 beat the 6 by 0.118 or more, a 5 by 0.038 or more (half by 0.1)
+OPEN_SIX = ("3", "5")
+LOOP_CUT = 0.85
+SIX_MARGIN = 0.045
+SIX_NEAR = 0.1
 INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
@@ -230,6 +239,15 @@ def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels:
           upright: bool = False, blur: float = 1.5) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
+    best, which = label_scores(masks, vecs, labs, n_labels, upright, blur)
+    order = np.argsort(-best)
+    b = float(best[order[0]])
+    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+
+
+def label_scores(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
+                 upright: bool = False, blur: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+    """(each label's best score, the mask it is best in) over the masks (`match`)."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
@@ -243,20 +261,21 @@ def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels:
         better = per > best
         best[better] = per[better]
         which[better] = k
-    order = np.argsort(-best)
-    b = float(best[order[0]])
-    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+    return best, which
 
 
-def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
-    """(label, best score, margin over the next label, quarter turns) of an ink mask that is
-    square to its face; label None when no label is clearly best."""
+def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int, np.ndarray]:
+    """(label, best score, margin over the next label, quarter turns, each label's score) of
+    an ink mask that is square to its face; label None when no label is clearly best."""
     vecs, labs = _templates()
-    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
-                                upright=True)
+    per, which = label_scores([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
+                              upright=True)
+    order = np.argsort(-per)
+    i, b = int(order[0]), float(per[order[0]])
+    margin, turns = b - float(per[order[1]]), int(which[i])
     if b < MIN_SCORE or margin < MIN_MARGIN:
-        return None, b, margin, turns
-    return LABELS[i], b, margin, turns
+        return None, b, margin, turns, per
+    return LABELS[i], b, margin, turns, per
 
 
 def loops(mask: np.ndarray) -> int:
@@ -689,7 +708,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     # the body's grey at the level the face was found (the colour is read there)
     body = float(np.percentile(grey[hmask > 0], 75))
     dark = float(np.percentile(grey[hmask > 0], 3))
-    label, score, margin, _ = classify_ink(ink)
+    label, score, margin, _, per = classify_ink(ink)
+    six_score = float(per[LABELS.index("6")])
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
     if conf < MIN_CONFIDENCE:
@@ -710,6 +730,24 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         if other not in (None, label):
             why_not = (f"the print reads {label} cut at mid-grey but {other} cut lighter "
                        "(a stroke lost or joined by the cut)")
+            label = None
+    if label in OPEN_SIX:
+        # a "6" whose loop is broken in the ink (its thin side faded by a highlight, JPEG or
+        # a sensor's noise) reads as a 3 or a 5; the loop is still there in the grey: cut
+        # near the body's grey, the print closes it. A 3 or a 5 is also told from a 6 by a
+        # wider margin than from other labels
+        # within the print's box (a shade on the face beside it is no loop of the print)
+        box = np.zeros_like(inside)
+        box[ys.min():ys.max() + 1, xs.min():xs.max() + 1] = 1
+        faint = _numeral_ink((g < fine_dark + LOOP_CUT * (fine_body - fine_dark))
+                             & (inside > 0), inside) * box
+        if score - six_score < SIX_NEAR and loops(faint) > 0:
+            why_not = (f"the print reads {label} but closes a loop cut near the body's grey "
+                       "(a 6 whose loop is broken in the ink?)")
+            label = None
+        elif score - six_score < SIX_MARGIN:
+            why_not = (f"the print reads {label} but is nearly as like a 6 ({score:.2f} "
+                       f"against {six_score:.2f})")
             label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
