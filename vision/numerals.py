@@ -407,6 +407,19 @@ def _squareness(hull: np.ndarray, got: tuple) -> float:
 SQUARE_ENOUGH = 1.12  # a face this near a square (`_squareness`) is not looked at tighter
 
 
+def _fill(win: np.ndarray, seed: tuple[int, int], tol: float
+          ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """The flood fill from seed within tol of its colour: its mask (a pixel wider than win
+    all round) and box; None where it ran to the window's edge (into the surround)."""
+    mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
+    _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
+        win, mask, seed, 0, (tol,) * 3, (tol,) * 3,
+        4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
+        return None
+    return mask, (rx, ry, rw, rh)
+
+
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
               reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36),
               rank=None) -> tuple[np.ndarray, np.ndarray, tuple] | None:
@@ -438,13 +451,18 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         seed = win[sy, sx].astype(np.float32)
         tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
         best: tuple | None = None
-        for tol in (tol0 * f for f in tighten):
-            mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
-            _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
-                win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
-                4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
-            if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
-                continue  # the fill ran to the window's edge: into the surround
+        # a fill within a range holds the fill within any narrower one: where the
+        # narrowest runs into the surround, every one does (a cloth's weave round a
+        # print-sized dark gap: one fill, not one per range)
+        narrowest = min(tighten)
+        first = _fill(win, (sx, sy), tol0 * narrowest)
+        if first is None:
+            continue
+        for f in tighten:
+            got_fill = first if f == narrowest else _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None:
+                continue
+            mask, (rx, ry, rw, rh) = got_fill
             m = mask[1:-1, 1:-1]
             # the ink is a hole in the body: close it (on the filled box and two pixels
             # round it, as on the whole window)
