@@ -318,18 +318,18 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             i = parent[i]
         return i
 
-    for a in range(len(sb)):
-        # a partner at most 2.5 times as large, so within 0.45 * 2.5 of its size to the right
-        end = int(np.searchsorted(sb[:, 0], sb[a, 2] + 1.125 * ss[a], side="right"))
-        if end <= a + 1:
-            continue
-        js = np.arange(a + 1, end)
-        gap = 0.45 * np.maximum(ss[a], ss[js])
-        ratio = ss[a] / np.maximum(ss[js], 1)
-        near = ((sb[js, 0] - gap <= sb[a, 2]) & (sb[a, 1] - gap <= sb[js, 3])
-                & (sb[js, 1] - gap <= sb[a, 3]) & (ratio > 0.4) & (ratio < 2.5))
-        for j in js[near]:
-            parent[find(int(order[a]))] = find(int(order[j]))
+    # a partner at most 2.5 times as large, so within 0.45 * 2.5 of its size to the right:
+    # every such pair at once (a piece's candidates are the run of left edges up to there)
+    ends = np.searchsorted(sb[:, 0], sb[:, 2] + 1.125 * ss, side="right")
+    counts = np.maximum(ends - np.arange(1, len(sb) + 1), 0)
+    a = np.repeat(np.arange(len(sb)), counts)
+    js = np.arange(len(a)) - np.repeat(np.cumsum(counts) - counts, counts) + a + 1
+    gap = 0.45 * np.maximum(ss[a], ss[js])
+    ratio = ss[a] / np.maximum(ss[js], 1)
+    near = ((sb[js, 0] - gap <= sb[a, 2]) & (sb[a, 1] - gap <= sb[js, 3])
+            & (sb[js, 1] - gap <= sb[a, 3]) & (ratio > 0.4) & (ratio < 2.5))
+    for i, j in zip(order[a[near]].tolist(), order[js[near]].tolist(), strict=True):
+        parent[find(i)] = find(j)
     joined: dict[int, list[float]] = {}
     for i, b in enumerate(boxes):
         r = find(i)
