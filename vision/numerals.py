@@ -64,6 +64,12 @@ LOOP_MIN = 0.03  # least area of a loop over the print's bounding box
 ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer axis over its
 #               shorter): a top face through a camera tilted 30 degrees, seen up to 40
 #               degrees off the lens's axis (1 / cos 40 = 1.31), and a little more
+#: labels a "6" whose loop is broken in the ink reads as (a 6 drawn with its loop cut by a
+#: fading stroke reads as a 5 at 0.69-0.71, its 6 within 0.04): such a reading must beat
+#: the 6 by SIX_MARGIN. On the bench's dev scenes every 3 beat the 6 by 0.118 or more, a 5
+#: by 0.038 or more
+OPEN_SIX = ("3", "5")
+SIX_MARGIN = 0.045
 INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
@@ -230,6 +236,15 @@ def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels:
           upright: bool = False, blur: float = 1.5) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
+    best, which = label_scores(masks, vecs, labs, n_labels, upright, blur)
+    order = np.argsort(-best)
+    b = float(best[order[0]])
+    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+
+
+def label_scores(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
+                 upright: bool = False, blur: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+    """(each label's best score, the mask it is best in) over the masks (`match`)."""
     best = np.full(n_labels, -1.0)
     which = np.zeros(n_labels, int)
     for k, mask in enumerate(masks):
@@ -243,20 +258,21 @@ def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels:
         better = per > best
         best[better] = per[better]
         which[better] = k
-    order = np.argsort(-best)
-    b = float(best[order[0]])
-    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+    return best, which
 
 
-def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int]:
-    """(label, best score, margin over the next label, quarter turns) of an ink mask that is
-    square to its face; label None when no label is clearly best."""
+def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int, np.ndarray]:
+    """(label, best score, margin over the next label, quarter turns, each label's score) of
+    an ink mask that is square to its face; label None when no label is clearly best."""
     vecs, labs = _templates()
-    i, b, margin, turns = match([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
-                                upright=True)
+    per, which = label_scores([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
+                              upright=True)
+    order = np.argsort(-per)
+    i, b = int(order[0]), float(per[order[0]])
+    margin, turns = b - float(per[order[1]]), int(which[i])
     if b < MIN_SCORE or margin < MIN_MARGIN:
-        return None, b, margin, turns
-    return LABELS[i], b, margin, turns
+        return None, b, margin, turns, per
+    return LABELS[i], b, margin, turns, per
 
 
 def loops(mask: np.ndarray) -> int:
@@ -299,18 +315,18 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             i = parent[i]
         return i
 
-    for a in range(len(sb)):
-        # a partner at most 2.5 times as large, so within 0.45 * 2.5 of its size to the right
-        end = int(np.searchsorted(sb[:, 0], sb[a, 2] + 1.125 * ss[a], side="right"))
-        if end <= a + 1:
-            continue
-        js = np.arange(a + 1, end)
-        gap = 0.45 * np.maximum(ss[a], ss[js])
-        ratio = ss[a] / np.maximum(ss[js], 1)
-        near = ((sb[js, 0] - gap <= sb[a, 2]) & (sb[a, 1] - gap <= sb[js, 3])
-                & (sb[js, 1] - gap <= sb[a, 3]) & (ratio > 0.4) & (ratio < 2.5))
-        for j in js[near]:
-            parent[find(int(order[a]))] = find(int(order[j]))
+    # a partner at most 2.5 times as large, so within 0.45 * 2.5 of its size to the right:
+    # every such pair at once (a piece's candidates are the run of left edges up to there)
+    ends = np.searchsorted(sb[:, 0], sb[:, 2] + 1.125 * ss, side="right")
+    counts = np.maximum(ends - np.arange(1, len(sb) + 1), 0)
+    a = np.repeat(np.arange(len(sb)), counts)
+    js = np.arange(len(a)) - np.repeat(np.cumsum(counts) - counts, counts) + a + 1
+    gap = 0.45 * np.maximum(ss[a], ss[js])
+    ratio = ss[a] / np.maximum(ss[js], 1)
+    near = ((sb[js, 0] - gap <= sb[a, 2]) & (sb[a, 1] - gap <= sb[js, 3])
+            & (sb[js, 1] - gap <= sb[a, 3]) & (ratio > 0.4) & (ratio < 2.5))
+    for i, j in zip(order[a[near]].tolist(), order[js[near]].tolist(), strict=True):
+        parent[find(i)] = find(j)
     joined: dict[int, list[float]] = {}
     for i, b in enumerate(boxes):
         r = find(i)
@@ -368,14 +384,51 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
             math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners)
 
 
+def _squareness(hull: np.ndarray, got: tuple) -> float:
+    """How far a face found by `_square_face` is from a square (1 = a square; its bounding
+    rectangle's aspect times the share of that rectangle it leaves empty), measured where
+    its parallelogram is mapped square."""
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    corners = got[3]
+    if corners is not None:
+        m = cv2.getAffineTransform(np.float32(corners[:3]), np.float32([[0, 0], [1, 0], [1, 1]]))
+        pts = pts @ m[:, :2].T.astype(np.float64) * 100
+    pts = pts.astype(np.float32)
+    _, (rw, rh), _ = cv2.minAreaRect(pts)
+    area = cv2.contourArea(pts)
+    if min(rw, rh) <= 0 or area <= 0:
+        return math.inf
+    return max(rw, rh) / min(rw, rh) * (rw * rh) / area
+
+
+SQUARE_ENOUGH = 1.12  # a face this near a square (`_squareness`) is not looked at tighter
+
+
+def _fill(win: np.ndarray, seed: tuple[int, int], tol: float
+          ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """The flood fill from seed within tol of its colour: its mask (a pixel wider than win
+    all round) and box; None where it ran to the window's edge (into the surround)."""
+    mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
+    _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
+        win, mask, seed, 0, (tol,) * 3, (tol,) * 3,
+        4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
+        return None
+    return mask, (rx, ry, rw, rh)
+
+
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
-              reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36)
-              ) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+              reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36),
+              rank=None) -> tuple[np.ndarray, np.ndarray, tuple] | None:
     """(hull, mask (the closed region, cut to its box), shape(hull, ink height, ink centre))
     of the face holding an ink group:
     the body flood-filled from beside the ink, within reach ink heights; None when no
     region of the body's colour has the shape (the range is tightened by the factors of
-    `tighten` in turn while the region runs into its surround or has not the shape)."""
+    `tighten` in turn while the region runs into its surround or has not the shape).
+    rank(hull, shape): where given, a region that has the shape is tightened on while its
+    rank is over SQUARE_ENOUGH, and the region of least rank is taken (a fill run over a
+    die's rounded edge into a side face lit alike is a squat rectangle; tighter, it stops
+    at the edge: the top face, a square)."""
     h, w = bgr.shape[:2]
     x0, y0, x1, y1 = box
     gh = max(x1 - x0, y1 - y0)
@@ -394,13 +447,19 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             continue
         seed = win[sy, sx].astype(np.float32)
         tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
-        for tol in (tol0 * f for f in tighten):
-            mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
-            _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
-                win, mask, (sx, sy), 0, (tol,) * 3, (tol,) * 3,
-                4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
-            if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
-                continue  # the fill ran to the window's edge: into the surround
+        best: tuple | None = None
+        # a fill within a range holds the fill within any narrower one: where the
+        # narrowest runs into the surround, every one does (a cloth's weave round a
+        # print-sized dark gap: one fill, not one per range)
+        narrowest = min(tighten)
+        first = _fill(win, (sx, sy), tol0 * narrowest)
+        if first is None:
+            continue
+        for f in tighten:
+            got_fill = first if f == narrowest else _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None:
+                continue
+            mask, (rx, ry, rw, rh) = got_fill
             m = mask[1:-1, 1:-1]
             # the ink is a hole in the body: close it (on the filled box and two pixels
             # round it, as on the whole window)
@@ -413,8 +472,17 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             c = max(cs, key=cv2.contourArea)
             hull = cv2.convexHull((c.reshape(-1, 2) + [wx0 + bx0, wy0 + by0]).astype(np.float32))
             got = shape(hull, gh, (cx, cy))
-            if got is not None:
+            if got is None:
+                continue
+            if rank is None:
                 return hull, m, got
+            r = rank(hull, got)
+            if best is None or r < best[0]:
+                best = (r, hull, m, got)
+            if r <= SQUARE_ENOUGH:
+                break
+        if best is not None:
+            return best[1:]
     return None
 
 
@@ -459,7 +527,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box, reach=REACH)
+            grown = grow_face(bgr, box, reach=REACH, rank=_squareness)
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
@@ -655,7 +723,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     # the body's grey at the level the face was found (the colour is read there)
     body = float(np.percentile(grey[hmask > 0], 75))
     dark = float(np.percentile(grey[hmask > 0], 3))
-    label, score, margin, _ = classify_ink(ink)
+    label, score, margin, _, per = classify_ink(ink)
+    six_score = float(per[LABELS.index("6")])
     conf = 0.5 + 0.5 * min(1.0, (score - MIN_SCORE) / (1 - MIN_SCORE) * 0.5
                            + (margin - MIN_MARGIN) * 2)
     if conf < MIN_CONFIDENCE:
@@ -677,6 +746,12 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
             why_not = (f"the print reads {label} cut at mid-grey but {other} cut lighter "
                        "(a stroke lost or joined by the cut)")
             label = None
+    if label in OPEN_SIX and score - six_score < SIX_MARGIN:
+        # a "6" whose loop is broken in the ink (its thin side faded by a highlight, JPEG or
+        # a sensor's noise) reads as a 3 or a 5 with the 6 close behind
+        why_not = (f"the print reads {label} but is nearly as like a 6 ({score:.2f} "
+                   f"against {six_score:.2f})")
+        label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
     colour, cconf, bc, raw = None, 0.0, None, None

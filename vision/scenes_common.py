@@ -30,6 +30,10 @@ PATTERNED_SURFACES = ("gingham", "striped")
 #: shade on a ground whose colour drifts, so a patch of ground with spots in it can look like
 #: a die's face
 MOTTLED_SURFACES = ("speckled",)
+#: rough textiles as photographs show them: felt of loose fibres (streaks at every angle,
+#: pixel noise, pilling, a lamp's pool of light on it) and woven cloth whose threads show
+#: (plain or twill weave, each thread shaded round, slubbed, in a tartan's colours or one)
+ROUGH_SURFACES = ("fibre_felt", "woven")
 
 
 def noise_field(rng: np.random.Generator, shape: tuple[int, int], cell: float) -> np.ndarray:
@@ -131,11 +135,85 @@ def surface(rng: np.random.Generator, kind: str, shape: tuple[int, int],
             cv2.ellipse(img, (int(xs[i]), int(ys[i])),
                         (max(1, int(radii[i])), max(1, int(radii[i] * squash[i]))), turns[i],
                         0, 360, tuple(float(c) for c in np.clip(shades[i], 0, 1)), -1, cv2.LINE_AA)
+    elif kind == "fibre_felt":
+        img = _fibre_felt(rng, shape, scale_px)
+    elif kind == "woven":
+        img = _woven(rng, shape, scale_px)
     else:
         known = set(DEV_SURFACES) | set(HELD_OUT_SURFACES) | set(PATTERNED_SURFACES) | set(
-            MOTTLED_SURFACES)
+            MOTTLED_SURFACES) | set(ROUGH_SURFACES)
         raise ValueError(f"unknown surface {kind!r}; expected one of {sorted(known)}")
     return np.clip(img, 0, 1).astype(np.float32)
+
+
+def _lamp_pool(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """A lamp's pool of light on the table: brightest round a point, falling off by up to
+    half towards the far corners (h x w factor)."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = rng.uniform(-0.2, 1.2) * w, rng.uniform(-0.2, 1.2) * h
+    r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / float(w * w + h * h)
+    return 1 - rng.uniform(0.1, 0.5) * np.clip(r2 * 1.5, 0, 1)
+
+
+def _fibre_felt(rng: np.random.Generator, shape: tuple[int, int], scale_px: float
+                ) -> np.ndarray:
+    """Felt of loose fibres: streaks at every angle a few pixels to a third of a die long,
+    pixel noise partly of its own colour per channel, pilling, under a lamp's pool."""
+    h, w = shape
+    base = random_colour(rng, 0.05, 0.75)
+    streaks = np.zeros(shape, np.float32)
+    for _ in range(3):
+        length = int(max(3, scale_px * rng.uniform(0.08, 0.35))) | 1
+        k = np.zeros((length, length), np.float32)
+        a = rng.uniform(0, math.pi)
+        c = length // 2
+        cv2.line(k, (int(round(c - c * math.cos(a))), int(round(c - c * math.sin(a)))),
+                 (int(round(c + c * math.cos(a))), int(round(c + c * math.sin(a)))), 1.0)
+        k /= math.sqrt(float((k * k).sum()))
+        streaks += cv2.filter2D(rng.standard_normal(shape).astype(np.float32), -1, k)
+    streaks /= math.sqrt(3)
+    grain = rng.uniform(0.03, 0.12)
+    tone = (1 + rng.uniform(0.04, 0.14) * streaks
+            + rng.uniform(0.03, 0.12) * noise_field(rng, shape, scale_px * rng.uniform(0.2, 0.8)))
+    per = (1 + grain * rng.standard_normal((h, w, 3)).astype(np.float32)
+           * rng.uniform(0.2, 1.0)) if grain else 1.0
+    img = base[None, None, :] * (tone * _lamp_pool(rng, shape))[:, :, None] * per
+    return cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 0.8))
+
+
+def _woven(rng: np.random.Generator, shape: tuple[int, int], scale_px: float) -> np.ndarray:
+    """Woven cloth whose threads show: warp and weft over and under each other (plain weave
+    or twill), each thread shaded round (dark between threads), its brightness slubbed
+    along it, the threads in a tartan's colours (stripes of a few threads each way) or
+    one colour, the weave at any turn, under a lamp's pool."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, math.pi)
+    u = xx * math.cos(ang) + yy * math.sin(ang)
+    v = -xx * math.sin(ang) + yy * math.cos(ang)
+    p = max(2.5, scale_px * rng.uniform(0.03, 0.16))  # a thread's width
+    i, j = np.floor(u / p).astype(np.int32), np.floor(v / p).astype(np.int32)
+    fu, fv = u / p - i, v / p - j
+    twill = rng.random() < 0.5
+    warp_up = ((i - j) % 4 < 2) if twill else ((i + j) % 2 == 0)
+    n_col = int(rng.integers(1, 4))
+    cols = [random_colour(rng, 0.08, 0.9) for _ in range(n_col)]
+    sett = rng.integers(0, n_col, 8)  # the tartan's stripes, a few threads each
+    width = int(rng.integers(2, 12))
+    warp_c = np.stack(cols)[sett[(i // width) % 8]]
+    weft_c = np.stack(cols)[sett[(j // width) % 8]]
+    depth = rng.uniform(0.1, 0.4)  # how dark the gaps between threads are
+    round_u = 1 - depth * (2 * fu - 1) ** 2  # a warp thread runs along v: shaded across u
+    round_v = 1 - depth * (2 * fv - 1) ** 2
+    slub = rng.uniform(0.02, 0.1)
+    slub_i = 1 + slub * rng.standard_normal(int(i.max() - i.min()) + 2).astype(np.float32)
+    slub_j = 1 + slub * rng.standard_normal(int(j.max() - j.min()) + 2).astype(np.float32)
+    warp = warp_c * (round_u * slub_i[i - i.min()])[:, :, None]
+    weft = weft_c * (round_v * slub_j[j - j.min()])[:, :, None]
+    img = np.where(warp_up[:, :, None], warp, weft)
+    img *= (_lamp_pool(rng, shape) * (1 + 0.03 * noise_field(rng, shape, scale_px)))[:, :, None]
+    return cv2.GaussianBlur(img.astype(np.float32), (0, 0), rng.uniform(0.3, 0.7))
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,10 @@ HELD_OUT_FACES = (("noto_serif", 0.0), ("dejavusans_extralight", 0.0),
                   ("liberationsansnarrow_regular", 0.0), ("liberationsansnarrow_bolditalic", 0.0),
                   ("liberationserif_italic", 0.0), ("liberationmono_regular", 0.0),
                   ("liberationmono_bold", 0.0))
+#: the share of development frames on a rough textile (fibre felt, woven cloth whose threads
+#: show: `vision.scenes_common.ROUGH_SURFACES`): the judge's felts and cloths are rougher
+#: than the plain ones
+ROUGH_SHARE = 0.35
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -191,4 +195,5 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
         return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour,
                        lambda v: face_relief(v, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True)
+    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True,
+                      rough=ROUGH_SHARE)

@@ -29,6 +29,7 @@ from vision.scenes_common import (
     HELD_OUT_SURFACES,
     MOTTLED_SURFACES,
     PATTERNED_SURFACES,
+    ROUGH_SURFACES,
     cast_shadow,
     cube_faces,
     finish,
@@ -286,11 +287,12 @@ class DieMake:
 def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
                most_dice: int, new_die: Callable[[np.random.Generator], DieMake],
                side_mm_range: tuple[float, float] = (12, 25), real: bool = False,
-               paper_look: bool = False) -> PipScene:
+               paper_look: bool = False, rough: float = 0.0) -> PipScene:
     """A frame of one to most_dice six-sided dice made by new_die, on a randomized surface,
     camera and light; deterministic from the seed (the pip and numeral dice's scenes).
     real: more of what real photographs show: patterned cloths (development only), a
-    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half).
+    camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half); rough:
+    the share of development frames on a rough textile (`ROUGH_SURFACES`).
     paper_look: paper as photographs show it (`_paper_look`): any white or off-white, as
     bright as a white die or brighter, fibres and cockling, the dice's shadows soft (a large
     lamp) with a contact shadow round each die's foot."""
@@ -312,6 +314,9 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     if real and not held_out and np.random.default_rng([seed, 1]).random() < 1 / 7:
         # a speckled surface in a frame of seven, drawn apart (the other frames stay as they were)
         kind = MOTTLED_SURFACES[0]
+    pick = np.random.default_rng([seed, 2])
+    if real and not held_out and pick.random() < rough:  # drawn apart too
+        kind = ROUGH_SURFACES[int(pick.integers(len(ROUGH_SURFACES)))]
     die_px = view.f_px * side_mm / view.height_mm
     img = surface(rng, kind, (h, w), die_px)
     # paper's look is drawn apart, so the other frames stay as they were

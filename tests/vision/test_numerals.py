@@ -111,6 +111,56 @@ def test_each_label_has_its_loops_and_a_6_is_no_3():
     assert loops(np.zeros((10, 10), np.float32)) == 0
 
 
+def test_a_top_face_filled_over_its_rounded_edge_into_a_side_face_is_cut_at_the_edge():
+    # no dark rim: the lamp lights the rounded edge and the side face nearly as the top face
+    # (a tilted camera shows the side face large), so the first fill takes both, a squat
+    # rectangle that still passes as a square; tighter, it stops at the edge: the top face
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (60, 110, 150)
+    top, side = 235, 212
+    img[180:300, 260:380] = top
+    img[300:330, 260:380] = side
+    img[296:304, 260:380] = np.linspace(top, side, 8).astype(np.uint8)[:, None, None]
+    for text, cy, h, squash, body in (("2", 240, 58, 1.0, top), ("4", 316, 40, 0.3, side)):
+        t = render_text(text, cv2.FONT_HERSHEY_SIMPLEX, h, 0.12)
+        t = cv2.resize(t, (t.shape[1], max(2, int(t.shape[0] * squash))),
+                       interpolation=cv2.INTER_AREA)
+        y0, x0 = cy - t.shape[0] // 2, 320 - t.shape[1] // 2
+        img[y0:y0 + t.shape[0], x0:x0 + t.shape[1]] = (body * (1 - t[..., None])
+                                                       + 40 * t[..., None]).astype(np.uint8)
+    out = [o for o in read_numerals(cv2.GaussianBlur(img, (0, 0), 1.0)) if o.label]
+    assert [o.label for o in out] == ["2"], [o.to_json() for o in out]
+    assert math.hypot(out[0].center[0] - 320, out[0].center[1] - 240) < 6, out[0].to_json()
+    assert out[0].size_px < 1.1 * 120 / 0.88, out[0].to_json()  # the top face's, not both's
+
+
+@pytest.mark.parametrize("face, fade", [("noto_sans", 0.85), ("dejavusans_bold", 0.7),
+                                        ("liberationsans_regular", 0.85)])
+@pytest.mark.xfail(strict=True, reason="known confident error left: a 6 whose loop is faded "
+                   "in the ink reads as a 5 (a loop closed near the body's grey abstained on "
+                   "the demo table's bold 5 too; see docs/vision-numerals.md)")
+def test_a_6_whose_loop_is_faded_in_the_ink_is_no_5(face, fade):
+    # the loop's left side and the stem's join faded by a highlight (the judge's turquoise
+    # "6" read as a 3, and these as a 5 at 0.69-0.75): cut at mid-grey the loop is open,
+    # near the body's grey it is closed; a 6 or nothing, never a 3 or a 5
+    m = np.pad(render_text("6", face, 30, 0.0), 6)
+    cs, hier = cv2.findContours((m > 0.5).astype(np.uint8), cv2.RETR_CCOMP,
+                                cv2.CHAIN_APPROX_NONE)
+    hole = max((c for c, h in zip(cs, hier[0], strict=True) if h[3] >= 0),
+               key=cv2.contourArea).reshape(-1, 2).mean(0)
+    cut = np.zeros_like(m)
+    cv2.line(cut, tuple(int(v) for v in hole), (0, int(hole[1])), 1.0, 7)
+    m = m * (1 - fade * cut)
+    img = np.zeros((360, 360, 3), np.float32)
+    img[:] = (60, 110, 40)
+    img[125:235, 125:235] = (200, 190, 60)  # the turquoise die's face
+    y0, x0 = 180 - m.shape[0] // 2, 180 - m.shape[1] // 2
+    region = img[y0:y0 + m.shape[0], x0:x0 + m.shape[1]]
+    region[:] = region * (1 - m[..., None]) + 40 * m[..., None]
+    out = read_numerals(cv2.GaussianBlur(img.astype(np.uint8), (0, 0), 0.8))
+    assert out and all(o.label in (None, "6") for o in out), [o.to_json() for o in out]
+
+
 def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
     # a sheet of the die's own colour touching it: wherever a label is given, it is on the die
     img = _die_image("5", turn=0.0)
@@ -182,6 +232,25 @@ def test_generated_scenes_no_confident_error_most_read():
     assert res.dice >= 20
     assert res.confident_errors == 0, res.errors
     assert res.right >= 0.7 * res.dice, res.summary()
+
+
+def test_development_scenes_lay_dice_on_rough_textiles_too():
+    # felt of loose fibres and woven cloth whose threads show, in development frames only
+    from vision.scenes_common import ROUGH_SURFACES, surface
+
+    dev = {make_numeral_scene(s, hard=False, n_dice=1).surface for s in range(6)}
+    assert set(ROUGH_SURFACES) <= dev
+    assert not {make_numeral_scene(s, held_out=True, n_dice=1).surface
+                for s in range(12)} & set(ROUGH_SURFACES)
+    for kind in ROUGH_SURFACES:
+        a = surface(np.random.default_rng(5), kind, (200, 240), 60.0)
+        b = surface(np.random.default_rng(5), kind, (200, 240), 60.0)
+        assert a.shape == (200, 240, 3) and a.dtype == np.float32 and np.array_equal(a, b)
+        assert 0 <= a.min() and a.max() <= 1
+        # texture at the scale of a fibre or a thread, not a flat colour
+        grey = a.mean(2)
+        fine = grey - cv2.GaussianBlur(grey, (0, 0), 4.0)
+        assert float(fine.std()) > 0.01 * float(grey.mean()), kind
 
 
 def test_scenes_use_the_set_from_equipment_and_are_deterministic():
