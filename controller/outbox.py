@@ -45,6 +45,24 @@ class HouseRefused(FeltbankError, ValueError):
         self.status, self.seq = status, seq
 
 
+class _ClientTLSSocket(ssl.SSLSocket):
+    """A TLS socket that closes itself when its peer is gone before the handshake.
+
+    CPython 3.11's ssl.SSLSocket, wrapping a connection the peer has already reset (the house
+    killed between the TCP connect and the TLS handshake), raises ECONNRESET from its
+    pre-handshake recv(1) without closing the descriptor it has just taken over: the socket
+    stays open until the garbage collector finds it ("unclosed <ssl.SSLSocket>").
+    """
+
+    def recv(self, buflen: int = 1024, flags: int = 0) -> bytes:
+        try:
+            return super().recv(buflen, flags)
+        except ConnectionError:
+            if self.version() is None:  # no TLS session yet: nobody else holds this socket
+                self.close()
+            raise
+
+
 class HouseClient:
     """The table's side of the house's API (/api/tables/<table>/...)."""
 
@@ -58,6 +76,7 @@ class HouseClient:
         self._token = token
         self.timeout = timeout
         self.context = ssl.create_default_context(cafile=cafile or None)
+        self.context.sslsocket_class = _ClientTLSSocket
 
     def _call(self, method: str, path: str, body: Any = None) -> dict:
         data = None if body is None else json.dumps(body, ensure_ascii=False,

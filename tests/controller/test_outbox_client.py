@@ -9,6 +9,8 @@ import gc
 import http.client
 import json
 import socket
+import ssl
+import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -94,3 +96,27 @@ def test_a_refusal_keeps_the_seq_the_house_holds(server):
     with pytest.raises(HouseRefused) as caught:
         HouseClient(server, "t1", "token")._call("GET", "/refuse")
     assert (caught.value.status, caught.value.seq) == (409, 4)
+
+
+def test_a_connection_reset_before_the_tls_handshake_leaves_no_socket_open():
+    """The house killed between the TCP connect and the TLS handshake: the wrap fails with
+    the reset, and the TLS socket that took over the connection is closed (CPython 3.11's
+    would stay open until a garbage collection)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    raw = socket.create_connection(listener.getsockname())
+    client = HouseClient(f"https://127.0.0.1:{listener.getsockname()[1]}", "t1", "token")
+    peer, _ = listener.accept()
+    peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    peer.close()  # linger 0: a reset, not an orderly close
+    gc.disable()
+    try:
+        with pytest.raises(OSError) as caught:  # the exception keeps the wrapping frame alive
+            client.context.wrap_socket(raw, server_hostname="127.0.0.1")
+        still_open = [o for o in gc.get_objects()
+                      if isinstance(o, ssl.SSLSocket) and o.fileno() != -1]
+        del caught
+    finally:
+        gc.enable()
+        raw.close()
+        listener.close()
+    assert still_open == []
