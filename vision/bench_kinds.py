@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.nadir import Nadir
+
 KINDS = ("pips", "numerals", "d20", "cards")
 MATCH = 0.35  # a reading belongs to a die when its centre is this many sides from the truth
 
@@ -139,8 +141,6 @@ def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: floa
         scene = make_scene(fseed, held_out=held_out, hard=hard)
         t1, c1 = time.perf_counter(), time.process_time()
         if nadir:
-            from vision.nadir import Nadir
-
             readings = read(scene.image, Nadir(scene.nadir))
         else:
             readings = read(scene.image)

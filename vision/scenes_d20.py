@@ -51,6 +51,7 @@ class D20Scene(PipScene):
 
     nadir: tuple[float, float] = (0.0, 0.0)
 
+
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "rugen-die.json"
 PHI = (1 + 5 ** 0.5) / 2
 # (body, ink) BGR 0..1

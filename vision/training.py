@@ -79,6 +79,8 @@ class Stages:
     def within(self, stage: str) -> Progress:
         """The stage's own progress (fraction 0..1 of it) as a Progress."""
         return lambda fraction, message: self(stage, fraction, message)
+
+
 MAX_MARGIN = 0.6  # a held-out misreading needing more than this: faces too alike
 AGREE_MARGIN = 0.12  # least matcher margin when the classifier agrees (see decide_both)
 ALIKE = -0.05  # see alike_labels
