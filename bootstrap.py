@@ -2,7 +2,7 @@
 """Run feltbank or its tests from a fresh clone with only python3: makes .venv when needed.
 
     python3 bootstrap.py run [feltbank run options]
-    python3 bootstrap.py test [pytest options]
+    python3 bootstrap.py test [pytest options]  # none: the whole suite, on every core
     python3 bootstrap.py house [feltbank house serve options]   # the house ledger
 
 The venv is (re)installed when pyproject.toml or the wanted extras change. On a machine whose
@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("FELTBANK_VENV", ROOT / ".venv"))
 STAMP = VENV / "feltbank-installed"
+WHOLE_SUITE = ["-n", "auto", "--dist", "loadfile"]
 
 
 def system_has_opencv() -> bool:
@@ -83,7 +84,9 @@ def main(argv: list[str]) -> int:
         cmd = [str(VENV / "bin" / "feltbank"), "house", "serve", *local, *rest]
     else:
         ensure_venv(["dev"])
-        cmd = [str(venv_python()), "-m", "pytest", *rest]
+        # The whole suite (no options) runs on every core (pytest-xdist), each test file on
+        # one worker so that its fixtures are made once; options given run as given.
+        cmd = [str(venv_python()), "-m", "pytest", *(rest or WHOLE_SUITE)]
     if what != "house":  # the house's --cert and --key may be relative to where it was asked
         os.chdir(ROOT)
     os.execv(cmd[0], cmd)
