@@ -63,25 +63,25 @@ class Nadir:
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
     """An upright edge seen from p0 to p1 (its ends to within noise_px): which end is the
     lower is not told, so the line is unsigned."""
-    a, b = np.asarray(p0, float), np.asarray(p1, float)
-    d = b - a
-    n = float(np.hypot(*d))
-    if n < 1e-9:
-        raise ValueError("an edge's two ends are the same point")
-    return Line((float(a[0]), float(a[1])), (float(d[0] / n), float(d[1] / n)), False,
-                _sigma(n, noise_px), group)
+    return _through(p0, p1, False, group, noise_px, "an edge's two ends are the same point")
 
 
 def toward(upper, lower, group: int, noise_px: float = 1.0) -> Line:
     """From a point to one below it on the same vertical (a resting die's top face's centre
     to its body's middle: its silhouette reaches from the top face towards the nadir): the
     nadir lies beyond `lower`, seen from `upper`."""
-    a, b = np.asarray(upper, float), np.asarray(lower, float)
+    return _through(upper, lower, True, group, noise_px,
+                    "the two points are the same: no direction")
+
+
+def _through(p0, p1, signed: bool, group: int, noise_px: float, same: str) -> Line:
+    """The line from p0 through p1 (`same`: the error when they coincide)."""
+    a, b = np.asarray(p0, float), np.asarray(p1, float)
     d = b - a
     n = float(np.hypot(*d))
     if n < 1e-9:
-        raise ValueError("the two points are the same: no direction")
-    return Line((float(a[0]), float(a[1])), (float(d[0] / n), float(d[1] / n)), True,
+        raise ValueError(same)
+    return Line((float(a[0]), float(a[1])), (float(d[0] / n), float(d[1] / n)), signed,
                 _sigma(n, noise_px), group)
 
 
