@@ -236,10 +236,14 @@ def match(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels:
           upright: bool = False, blur: float = 1.5) -> tuple[int, float, float, int]:
     """(label index, best score, margin over the next label, which mask) of the best label
     of any of the masks (one ink seen at several turns) against labelled template vectors."""
-    best, which = label_scores(masks, vecs, labs, n_labels, upright, blur)
-    order = np.argsort(-best)
-    b = float(best[order[0]])
-    return int(order[0]), b, b - float(best[order[1]]), int(which[order[0]])
+    return _best(*label_scores(masks, vecs, labs, n_labels, upright, blur))
+
+
+def _best(per: np.ndarray, which: np.ndarray) -> tuple[int, float, float, int]:
+    """(label index, best score, margin over the next label, which mask) of `label_scores`."""
+    order = np.argsort(-per)
+    b = float(per[order[0]])
+    return int(order[0]), b, b - float(per[order[1]]), int(which[order[0]])
 
 
 def label_scores(masks: list[np.ndarray], vecs: np.ndarray, labs: np.ndarray, n_labels: int,
@@ -267,9 +271,7 @@ def classify_ink(mask: np.ndarray) -> tuple[str | None, float, float, int, np.nd
     vecs, labs = _templates()
     per, which = label_scores([np.rot90(mask, k) for k in range(4)], vecs, labs, len(LABELS),
                               upright=True)
-    order = np.argsort(-per)
-    i, b = int(order[0]), float(per[order[0]])
-    margin, turns = b - float(per[order[1]]), int(which[i])
+    i, b, margin, turns = _best(per, which)
     if b < MIN_SCORE or margin < MIN_MARGIN:
         return None, b, margin, turns, per
     return LABELS[i], b, margin, turns, per
