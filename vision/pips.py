@@ -725,8 +725,15 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     if abs(span) < 0.03 or (span > 0) != face.light:
         return None, 0.2, "pips too faint", centre, angle, s
     ts = [(g - body) / span for g in grids]
-    # per count and quarter turn, the worst grid point at every spacing tried
-    worst = np.max(np.abs(np.array(ts)[None, None, :, :] - _OCC[:, :, None, :]), 3)  # (6, 4, t)
+    # per count and quarter turn, the worst grid point at every spacing tried; at the
+    # spacings a lone pip is checked at besides its own, only the corners (where a three's or
+    # a five's pips would be: the counts with a centre pip) and the centre are looked at: the
+    # middles of the sides tell no such count from a one, and at the widest spacing they lie
+    # on the rounded edge, where a glossy die's light is
+    look = np.ones((len(ts), 9))
+    look[1:, 1::2] = 0.0  # GRID's odd points are the sides' middles
+    worst = np.max(np.abs(np.array(ts)[None, None, :, :] - _OCC[:, :, None, :]) * look,
+                   3)  # (6, 4, t)
     errs = {m + 1: float(v) for m, v in enumerate(np.min(np.max(worst, 2), 1))}
     order = sorted(errs, key=errs.get)
     best, second = order[0], order[1]
