@@ -74,6 +74,9 @@ SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's ed
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
 EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
 EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
+EDGE_NONE = 0.15  # a face whose colour ends round less of its outline than this is read only
+#: when its colour steps round EDGE_ROUND of it (a die's outline steps all round, on a table of
+#: its own colour too: white on white paper; a patch of the table steps only at its grains)
 WALL = 4.0  # a step this many times a level's median step walls a fill in (`_wall_map`)
 WALL_MIN = 4.0  # and at least this many grey levels a pixel
 NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer than this (die
@@ -115,6 +118,7 @@ class _Face:
     around: np.ndarray | None = None  # (x, y, r, centre, body) of the level's spots near it
     around_pips: list[_Pip] | None = None  # the same spots
     image: np.ndarray | None = None  # the level's BGR picture
+    walls: Callable[[], np.ndarray] | None = None  # the level's `_wall_map`, made when asked
     smooth: np.ndarray | None = None  # the level's smoothed grey (0..1)
 
 
@@ -792,6 +796,7 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         f.around, f.around_pips = xyr[near], [of[f.light][i] for i in near]
         f.smooth = smooth
         f.image = bgr
+        f.walls = walls
     return faces, smooth
 
 
@@ -884,14 +889,16 @@ def _a_part_of_a_face(f: _Face, judged: tuple) -> bool:
     return False
 
 
-def _edge_round(f: _Face, judged: tuple) -> float:
+def _edge_round(f: _Face, judged: tuple, steps: bool = False) -> float:
     """The share of a face's outline where the body's colour ends: a die's face has its
     edge all round (its rim, then its side faces or the table, or the rim's shade on a table
     of the body's own colour), while a patch of a mottled surface (stone, a speckled or
     printed cloth) ends where its colour drifts past the fill's tolerance, here and there.
     An outline point counts when, anywhere from the region's edge to a quarter of a side
     beyond it, the colour differs from the body's by more than the fill's tolerance. (A die
-    on a table of nearly its colour shows little of it: white on white paper, blurred.)"""
+    on a table of nearly its colour shows little of it: white on white paper, blurred.)
+    steps: a point counts also where the level's colour steps (`_wall_map`: a die's outline
+    all round, where its colour runs on into the table's)."""
     _, _, _, centre, angle, _, fside = judged
     if f.image is None:
         return 1.0
@@ -909,14 +916,20 @@ def _edge_round(f: _Face, judged: tuple) -> float:
         ys = centre[1] + half * (u * sa + v * ca)
         vals = _sample(f.image, xs, ys).astype(np.float32)
         step |= np.max(np.abs(vals - body), 1) > tol
+        if steps and f.walls is not None:
+            step |= _sample(f.walls(), xs, ys) > 0
     return float(step.mean())
 
 
 def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
     """(confidence, reading in image pixels, the face) of a judged face."""
     label, conf, why, centre, angle, _, fside = judged
-    if label is not None and conf < EDGE_SURE and _edge_round(f, judged) < EDGE_ROUND:
-        label, conf, why = None, 0.3, "little of a die's edge round the face and its layout not sure"
+    if label is not None:
+        edge = _edge_round(f, judged)
+        if edge < EDGE_NONE and _edge_round(f, judged, steps=True) < EDGE_ROUND:
+            label, conf, why = None, 0.3, "no die's edge round the face (a patch of the table)"
+        elif conf < EDGE_SURE and edge < EDGE_ROUND:
+            label, conf, why = None, 0.3, "little of a die's edge round the face and its layout not sure"
     if label is not None and _in_a_pattern(f, judged):
         label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
     if label == "1" and _a_part_of_a_face(f, judged):

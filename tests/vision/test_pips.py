@@ -426,3 +426,16 @@ def test_spots_on_a_speckled_surface_are_not_a_die():
     face = _Face(0, (320.0, 240.0), 80.0 * 0.96, 0.0, np.zeros((0, 1, 2), np.float32), 0.9,
                  False, [], colour=(235.0, 235.0, 235.0), image=die)
     assert _edge_round(face, ("2", 1.0, "", (320.0, 240.0), 0.0, 20.0, 80.0 * 0.96)) >= EDGE_ROUND
+
+
+def test_a_patch_of_the_table_with_no_edge_round_it_is_not_a_die_however_sure(monkeypatch):
+    # a dev frame of a speckled table with its dice taken away: a patch of the ground with
+    # two grains in a two's layout was read as a two 0.98 sure (a sure layout needs little
+    # edge), with the table's colour ending round 0.08 of its outline; white dice on white
+    # paper show theirs round 0.25 or more of it
+    import vision.scenes_pips as scenes
+
+    monkeypatch.setattr(scenes, "place_dice", lambda *a, **k: [])
+    scene = scenes.make_pip_scene(5_100_044, hard=False)
+    assert scene.dice == []
+    assert [o.to_json() for o in read_pips(scene.image) if o.label is not None] == []
