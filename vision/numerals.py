@@ -70,6 +70,8 @@ ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer ax
 #: by 0.038 or more
 OPEN_SIX = ("3", "5")
 SIX_MARGIN = 0.045
+BLURS = (0.5, 0.8, 1.2, 1.7, 2.4)  # the blurs (sigma, px) `faint_ink` fits
+FAINT = 0.1  # least darkness of a faint stroke, of the print's contrast
 INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
@@ -291,6 +293,51 @@ def loops(mask: np.ndarray) -> int:
         return 0
     return sum(1 for c, h in zip(cs, hier[0], strict=True)
                if h[3] >= 0 and cv2.contourArea(c) >= LOOP_MIN * box)
+
+
+def faint_ink(g: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Ink the cut left out (bool): where the face (grey g) is darker than its cut ink
+    (float, 1 = ink) blurred as the picture blurs it explains, by FAINT of the print's
+    contrast and by four times the face's noise. The blur and the contrast are fitted (least
+    squares, the blur of BLURS that fits best) round the print, so the grey halo that blur
+    leaves round every stroke (a bold 5's narrow mouth) is explained, and a stroke faded in
+    the ink (a 6's thin loop side in a highlight) is not. Only faint pieces reaching twice
+    the blur (and 2 px) from the cut ink count: within that, a stroke's edge is where the
+    binary cut models the blur worst, and a gap so narrow is not told from a faded stroke."""
+    gf = g.astype(np.float32)
+    solid = (ink > 0.5).astype(np.uint8)
+    sel = (cv2.dilate(solid, np.ones((9, 9), np.uint8)) & (inside > 0)) > 0
+    none = np.zeros(g.shape, bool)
+    if sel.sum() < 20:
+        return none
+    best = None
+    for sigma in BLURS:
+        b = cv2.GaussianBlur(ink.astype(np.float32), (0, 0), sigma)
+        a = np.stack([np.ones(int(sel.sum()), np.float32), -b[sel]], 1)
+        coef, *_ = np.linalg.lstsq(a, gf[sel], rcond=None)
+        err = float(np.sum((a @ coef - gf[sel]) ** 2))
+        if coef[1] > 0 and (best is None or err < best[0]):
+            best = (err, coef, b, sigma)
+    if best is None:
+        return none
+    _, (body, contrast), b, sigma = best
+    resid = cv2.GaussianBlur((body - contrast * b - gf) / contrast, (0, 0), 0.7)
+    clear = (inside > 0) & ~sel
+    vals = resid[clear] if clear.sum() >= 20 else resid[inside > 0]
+    noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
+    faint = ((resid > max(FAINT, 4 * noise)) & (inside > 0) & (solid == 0)).astype(np.uint8)
+    far = cv2.distanceTransform(1 - solid, cv2.DIST_L2, 3) >= max(2.0, 2 * sigma)
+    n, lab = cv2.connectedComponents(faint, connectivity=8)
+    reach = np.zeros(n, bool)
+    reach[np.unique(lab[far & (faint > 0)])] = True
+    reach[0] = False
+    faint = reach[lab].astype(np.uint8)
+    # wider by half the strokes' half width: where a faded stroke meets the cut ink, its
+    # soft end is about as dark as the blurred stroke's end predicts, neither cut nor faint
+    r = max(1, round(0.5 * float(cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2,
+                                                      3).max())))
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return cv2.dilate(faint, k).astype(bool) & (inside > 0)
 
 
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -655,6 +702,34 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
     return out
 
 
+def _face_square(fgrey: np.ndarray, m: np.ndarray, out: int, fpts: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(grey, inside) of a face mapped square by m (out x out) from a level's grey whose
+    face corners are fpts: inside a pixel clear of the face's outline."""
+    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    inside = np.zeros((out, out), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
+    return g, cv2.erode(inside, np.ones((3, 3), np.uint8))
+
+
+def _faint_loop(greys: list[np.ndarray], fine: int, m: np.ndarray, out: int,
+                fpts: np.ndarray, g: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether ink the cut left out (`faint_ink`) closes a loop in the print (a "6" whose
+    loop's side is faded), looked at on the next finer level where there is one (the face
+    mapped square twice as large: a faded stroke a pixel or two wide is lost in the blur's
+    halo at the reading's scale)."""
+    if fine > 0:
+        # level fine-1's pixel x is level fine's (x + 0.5) / 2 - 0.5; the square twice as large
+        m2 = np.hstack([m[:, :2], (2 * m[:, 2] - 0.5 * m[:, :2].sum(1) + 0.5)[:, None]])
+        g, inside = _face_square(greys[fine - 1], m2, 2 * out, (fpts + 0.5) * 2 - 0.5)
+        vals = g[inside > 0]
+        if vals.size < 30:
+            return False
+        body, dark = float(np.percentile(vals, 75)), float(np.percentile(vals, 3))
+        ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
+    return loops(np.maximum(ink, faint_ink(g, ink, inside))) > loops(ink)
+
+
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
                profile: NumeralProfile, rect: np.ndarray | None = None
@@ -692,11 +767,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
             q = q[[0, 3, 2, 1]]
         m = cv2.getAffineTransform(q[:3].astype(np.float32),
                                    np.float32([[0, 0], [out, 0], [out, out]]))
-    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
-    inside = np.zeros((out, out), np.uint8)
     fpts = (pts + 0.5) * f - 0.5
-    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
-    inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
+    g, inside = _face_square(fgrey, m, out, fpts)
     vals = g[inside > 0].astype(np.float32)
     if vals.size < 30:
         return NumeralReading("numerals", None, 0.2, centre, why="face too small to read")
@@ -753,6 +825,12 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         # a sensor's noise) reads as a 3 or a 5 with the 6 close behind
         why_not = (f"the print reads {label} but is nearly as like a 6 ({score:.2f} "
                    f"against {six_score:.2f})")
+        label = None
+    if label in OPEN_SIX and _faint_loop(greys, fine, m, out, fpts, g, ink, inside):
+        # ink the cut left out, and blur does not explain, closes a loop: a "6" whose loop's
+        # side is faded in the ink (the 5 and 3 have none)
+        why_not = (f"the print reads {label} but a faint stroke closes a loop in it (a 6 "
+                   "with its loop's side faded?)")
         label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
