@@ -580,10 +580,14 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
-            taken.append((centre[0], centre[1], side))
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect)
             if rd is None:
                 continue
+            if rd.label is not None:
+                # a face read: the other ink on it is not looked at again; a face abstained
+                # on may be a fill run over the die's edge from ink joined with a side
+                # face's, and the print's own pieces alone are tried too
+                taken.append((centre[0], centre[1], side))
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
