@@ -384,3 +384,23 @@ def test_a_face_abstained_on_does_not_hide_the_print_alone_on_it():
     score(res, [replace(t, center=(t.center[0] / 2, t.center[1] / 2), side_px=t.side_px / 2)
                 for t in scene.dice], read_numerals(img), scene.hard, 23261243)
     assert (res.dice, res.right, res.confident_errors) == (3, 3, 0), res.summary()
+
+
+def test_some_development_frames_are_seen_from_farther():
+    # `_farther`: the frame smaller (the dice with it), noise and JPEG again; held-out frames
+    # never (their split stays as it was)
+    from vision.scenes_common import FRAME_SIZES
+    from vision.scenes_numerals import FAR_SHARE, _farther
+
+    far = [s for s in range(40) if np.random.default_rng([s, 4]).random() < FAR_SHARE]
+    assert 0 < len(far) < 40
+    near = make_numeral_scene(far[0], held_out=True, n_dice=2)
+    assert near.image.shape[1::-1] in FRAME_SIZES
+    small = _farther(near, np.random.default_rng(1))
+    f = small.image.shape[1] / near.image.shape[1]
+    assert 0.45 <= f <= 0.8 and small.image.dtype == np.uint8
+    for a, b in zip(near.dice, small.dice, strict=True):
+        assert b.side_px == pytest.approx(a.side_px * f, rel=0.02)
+        assert b.center[0] == pytest.approx((a.center[0] + 0.5) * f - 0.5, abs=1.0)
+        assert (b.label, b.colour) == (a.label, a.colour)
+    assert make_numeral_scene(far[0], n_dice=1).image.shape[1::-1] not in FRAME_SIZES
