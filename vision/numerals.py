@@ -454,16 +454,17 @@ SQUARE_ENOUGH = 1.12  # a face this near a square (`_squareness`) is not looked 
 
 
 def _fill(win: np.ndarray, seed: tuple[int, int], tol: float
-          ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+          ) -> tuple[np.ndarray, tuple[int, int, int, int], int] | None:
     """The flood fill from seed within tol of its colour: its mask (a pixel wider than win
-    all round) and box; None where it ran to the window's edge (into the surround)."""
+    all round), box and pixel count; None where it ran to the window's edge (into the
+    surround)."""
     mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
-    _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
+    n, _, _, (rx, ry, rw, rh) = cv2.floodFill(
         win, mask, seed, 0, (tol,) * 3, (tol,) * 3,
         4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
     if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
         return None
-    return mask, (rx, ry, rw, rh)
+    return mask, (rx, ry, rw, rh), int(n)
 
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
@@ -504,11 +505,20 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         first = _fill(win, (sx, sy), tol0 * narrowest)
         if first is None:
             continue
+        # the fills nest (a wider range holds a narrower's pixels): one of as many pixels
+        # as the last looked at is the same region, and where the widest is no larger than
+        # the narrowest, every one between is it
+        seen = None
         for f in tighten:
-            got_fill = first if f == narrowest else _fill(win, (sx, sy), tol0 * f)
-            if got_fill is None:
+            if f == narrowest:
+                got_fill = first
+            elif seen == first[2]:
                 continue
-            mask, (rx, ry, rw, rh) = got_fill
+            else:
+                got_fill = _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None or got_fill[2] == seen:
+                continue
+            mask, (rx, ry, rw, rh), seen = got_fill
             m = mask[1:-1, 1:-1]
             # the ink is a hole in the body: close it (on the filled box and two pixels
             # round it, as on the whole window)
