@@ -51,6 +51,10 @@ REACH = 2.1  # the face is looked for within this many print heights of it (a pr
 STROKE_MAX = 0.55  # thickest stroke over the print's size: a numeral is strokes (the boldest
 #                  faces, drawn bolder, measure under 0.45); a solid blob (a cloth's
 #                  crossing, a print blurred into its counters) is no numeral
+#: least ink of a print over its strokes' width squared (a numeral is strokes several widths
+#: long: on the dev scenes every print read measured 2.6 or more; solid triangles of a
+#: cloth's crossing or a cluster of dark grains, read as "4" at 0.96, 1.4-1.9)
+STROKES_MIN = 2.2
 READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
@@ -802,12 +806,16 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                               why="the print is too small for the face round it, or not in "
                                   "its middle")
     if len(xs):
-        stroke = 2 * float(cv2.distanceTransform(np.pad(ink.astype(np.uint8), 1), cv2.DIST_L2,
-                                                 3).max()) / (max(np.ptp(xs), np.ptp(ys)) + 1)
-        if stroke > STROKE_MAX:
+        dt = cv2.distanceTransform(np.pad(ink.astype(np.uint8), 1), cv2.DIST_L2, 3)
+        stroke = 2 * float(dt.max()) / (max(np.ptp(xs), np.ptp(ys)) + 1)
+        # the strokes' width along their middle (the distance's ridge: not at a crossing)
+        width = 2 * float(np.median(dt[(dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3))))]))
+        length = len(xs) / max(width, 1.0) ** 2
+        if stroke > STROKE_MAX or length < STROKES_MIN:
             return NumeralReading("numerals", None, 0.2, centre,
                                   why=f"the print is a solid blob, not a numeral's strokes "
-                                      f"(stroke {stroke:.2f} of its size)")
+                                      f"(stroke {stroke:.2f} of its size, ink "
+                                      f"{length:.1f} strokes' widths squared)")
     # the body's grey at the level the face was found (the colour is read there)
     body = float(np.percentile(grey[hmask > 0], 75))
     dark = float(np.percentile(grey[hmask > 0], 3))
