@@ -51,6 +51,10 @@ REACH = 2.1  # the face is looked for within this many print heights of it (a pr
 STROKE_MAX = 0.55  # thickest stroke over the print's size: a numeral is strokes (the boldest
 #                  faces, drawn bolder, measure under 0.45); a solid blob (a cloth's
 #                  crossing, a print blurred into its counters) is no numeral
+#: least ink of a print over its strokes' width squared (a numeral is strokes several widths
+#: long: on the dev scenes every print read measured 2.6 or more; solid triangles of a
+#: cloth's crossing or a cluster of dark grains, read as "4" at 0.96, 1.4-1.9)
+STROKES_MIN = 2.2
 READ_PX = 72  # a face is read where it is at most this wide (px)
 SIZE = 32  # the compared ink's square (px)
 MIN_SCORE = 0.8  # least correlation with the best label's drawing
@@ -70,6 +74,8 @@ ASPECT = 1.45  # most a face may be foreshortened (its second moments' longer ax
 #: by 0.038 or more
 OPEN_SIX = ("3", "5")
 SIX_MARGIN = 0.045
+BLURS = (0.5, 0.8, 1.2, 1.7, 2.4)  # the blurs (sigma, px) `faint_ink` fits
+FAINT = 0.1  # least darkness of a faint stroke, of the print's contrast
 INK_CUT_2 = 0.7  # the second cut of the print, between its darkest (0) and its body (1)
 MIN_CONFIDENCE = 0.67  # least confidence (score and margin together) of a label given: on
 #                       500 dice of the widened scenes outside the bench's seeds every
@@ -293,6 +299,51 @@ def loops(mask: np.ndarray) -> int:
                if h[3] >= 0 and cv2.contourArea(c) >= LOOP_MIN * box)
 
 
+def faint_ink(g: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Ink the cut left out (bool): where the face (grey g) is darker than its cut ink
+    (float, 1 = ink) blurred as the picture blurs it explains, by FAINT of the print's
+    contrast and by four times the face's noise. The blur and the contrast are fitted (least
+    squares, the blur of BLURS that fits best) round the print, so the grey halo that blur
+    leaves round every stroke (a bold 5's narrow mouth) is explained, and a stroke faded in
+    the ink (a 6's thin loop side in a highlight) is not. Only faint pieces reaching twice
+    the blur (and 2 px) from the cut ink count: within that, a stroke's edge is where the
+    binary cut models the blur worst, and a gap so narrow is not told from a faded stroke."""
+    gf = g.astype(np.float32)
+    solid = (ink > 0.5).astype(np.uint8)
+    sel = (cv2.dilate(solid, np.ones((9, 9), np.uint8)) & (inside > 0)) > 0
+    none = np.zeros(g.shape, bool)
+    if sel.sum() < 20:
+        return none
+    best = None
+    for sigma in BLURS:
+        b = cv2.GaussianBlur(ink.astype(np.float32), (0, 0), sigma)
+        a = np.stack([np.ones(int(sel.sum()), np.float32), -b[sel]], 1)
+        coef, *_ = np.linalg.lstsq(a, gf[sel], rcond=None)
+        err = float(np.sum((a @ coef - gf[sel]) ** 2))
+        if coef[1] > 0 and (best is None or err < best[0]):
+            best = (err, coef, b, sigma)
+    if best is None:
+        return none
+    _, (body, contrast), b, sigma = best
+    resid = cv2.GaussianBlur((body - contrast * b - gf) / contrast, (0, 0), 0.7)
+    clear = (inside > 0) & ~sel
+    vals = resid[clear] if clear.sum() >= 20 else resid[inside > 0]
+    noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
+    faint = ((resid > max(FAINT, 4 * noise)) & (inside > 0) & (solid == 0)).astype(np.uint8)
+    far = cv2.distanceTransform(1 - solid, cv2.DIST_L2, 3) >= max(2.0, 2 * sigma)
+    n, lab = cv2.connectedComponents(faint, connectivity=8)
+    reach = np.zeros(n, bool)
+    reach[np.unique(lab[far & (faint > 0)])] = True
+    reach[0] = False
+    faint = reach[lab].astype(np.uint8)
+    # wider by half the strokes' half width: where a faded stroke meets the cut ink, its
+    # soft end is about as dark as the blurred stroke's end predicts, neither cut nor faint
+    r = max(1, round(0.5 * float(cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2,
+                                                      3).max())))
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    return cv2.dilate(faint, k).astype(bool) & (inside > 0)
+
+
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Boxes (x0, y0, x1, y1) of ink of a numeral's size: pieces side by side joined, then
     every piece alone."""
@@ -407,16 +458,17 @@ SQUARE_ENOUGH = 1.12  # a face this near a square (`_squareness`) is not looked 
 
 
 def _fill(win: np.ndarray, seed: tuple[int, int], tol: float
-          ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+          ) -> tuple[np.ndarray, tuple[int, int, int, int], int] | None:
     """The flood fill from seed within tol of its colour: its mask (a pixel wider than win
-    all round) and box; None where it ran to the window's edge (into the surround)."""
+    all round), box and pixel count; None where it ran to the window's edge (into the
+    surround)."""
     mask = np.zeros((win.shape[0] + 2, win.shape[1] + 2), np.uint8)
-    _, _, _, (rx, ry, rw, rh) = cv2.floodFill(
+    n, _, _, (rx, ry, rw, rh) = cv2.floodFill(
         win, mask, seed, 0, (tol,) * 3, (tol,) * 3,
         4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
     if rx == 0 or ry == 0 or rx + rw == win.shape[1] or ry + rh == win.shape[0]:
         return None
-    return mask, (rx, ry, rw, rh)
+    return mask, (rx, ry, rw, rh), int(n)
 
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
@@ -457,11 +509,20 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         first = _fill(win, (sx, sy), tol0 * narrowest)
         if first is None:
             continue
+        # the fills nest (a wider range holds a narrower's pixels): one of as many pixels
+        # as the last looked at is the same region, and where the widest is no larger than
+        # the narrowest, every one between is it
+        seen = None
         for f in tighten:
-            got_fill = first if f == narrowest else _fill(win, (sx, sy), tol0 * f)
-            if got_fill is None:
+            if f == narrowest:
+                got_fill = first
+            elif seen == first[2]:
                 continue
-            mask, (rx, ry, rw, rh) = got_fill
+            else:
+                got_fill = _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None or got_fill[2] == seen:
+                continue
+            mask, (rx, ry, rw, rh), seen = got_fill
             m = mask[1:-1, 1:-1]
             # the ink is a hole in the body: close it (on the filled box and two pixels
             # round it, as on the whole window)
@@ -533,10 +594,14 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
-            taken.append((centre[0], centre[1], side))
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect)
             if rd is None:
                 continue
+            if rd.label is not None:
+                # a face read: the other ink on it is not looked at again; a face abstained
+                # on may be a fill run over the die's edge from ink joined with a side
+                # face's, and the print's own pieces alone are tried too
+                taken.append((centre[0], centre[1], side))
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
@@ -655,6 +720,34 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
     return out
 
 
+def _face_square(fgrey: np.ndarray, m: np.ndarray, out: int, fpts: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(grey, inside) of a face mapped square by m (out x out) from a level's grey whose
+    face corners are fpts: inside a pixel clear of the face's outline."""
+    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
+    inside = np.zeros((out, out), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
+    return g, cv2.erode(inside, np.ones((3, 3), np.uint8))
+
+
+def _faint_loop(greys: list[np.ndarray], fine: int, m: np.ndarray, out: int,
+                fpts: np.ndarray, g: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether ink the cut left out (`faint_ink`) closes a loop in the print (a "6" whose
+    loop's side is faded), looked at on the next finer level where there is one (the face
+    mapped square twice as large: a faded stroke a pixel or two wide is lost in the blur's
+    halo at the reading's scale)."""
+    if fine > 0:
+        # level fine-1's pixel x is level fine's (x + 0.5) / 2 - 0.5; the square twice as large
+        m2 = np.hstack([m[:, :2], (2 * m[:, 2] - 0.5 * m[:, :2].sum(1) + 0.5)[:, None]])
+        g, inside = _face_square(greys[fine - 1], m2, 2 * out, (fpts + 0.5) * 2 - 0.5)
+        vals = g[inside > 0]
+        if vals.size < 30:
+            return False
+        body, dark = float(np.percentile(vals, 75)), float(np.percentile(vals, 3))
+        ink = _numeral_ink((g < (body + dark) / 2) & (inside > 0), inside)
+    return loops(np.maximum(ink, faint_ink(g, ink, inside))) > loops(ink)
+
+
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
                profile: NumeralProfile, rect: np.ndarray | None = None
@@ -692,11 +785,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
             q = q[[0, 3, 2, 1]]
         m = cv2.getAffineTransform(q[:3].astype(np.float32),
                                    np.float32([[0, 0], [out, 0], [out, out]]))
-    g = cv2.warpAffine(fgrey, m, (out, out), flags=cv2.INTER_LINEAR, borderValue=0)
-    inside = np.zeros((out, out), np.uint8)
     fpts = (pts + 0.5) * f - 0.5
-    cv2.fillConvexPoly(inside, np.round(fpts @ m[:, :2].T + m[:, 2]).astype(np.int32), 1)
-    inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
+    g, inside = _face_square(fgrey, m, out, fpts)
     vals = g[inside > 0].astype(np.float32)
     if vals.size < 30:
         return NumeralReading("numerals", None, 0.2, centre, why="face too small to read")
@@ -716,12 +806,16 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                               why="the print is too small for the face round it, or not in "
                                   "its middle")
     if len(xs):
-        stroke = 2 * float(cv2.distanceTransform(np.pad(ink.astype(np.uint8), 1), cv2.DIST_L2,
-                                                 3).max()) / (max(np.ptp(xs), np.ptp(ys)) + 1)
-        if stroke > STROKE_MAX:
+        dt = cv2.distanceTransform(np.pad(ink.astype(np.uint8), 1), cv2.DIST_L2, 3)
+        stroke = 2 * float(dt.max()) / (max(np.ptp(xs), np.ptp(ys)) + 1)
+        # the strokes' width along their middle (the distance's ridge: not at a crossing)
+        width = 2 * float(np.median(dt[(dt > 0) & (dt >= cv2.dilate(dt, np.ones((3, 3))))]))
+        length = len(xs) / max(width, 1.0) ** 2
+        if stroke > STROKE_MAX or length < STROKES_MIN:
             return NumeralReading("numerals", None, 0.2, centre,
                                   why=f"the print is a solid blob, not a numeral's strokes "
-                                      f"(stroke {stroke:.2f} of its size)")
+                                      f"(stroke {stroke:.2f} of its size, ink "
+                                      f"{length:.1f} strokes' widths squared)")
     # the body's grey at the level the face was found (the colour is read there)
     body = float(np.percentile(grey[hmask > 0], 75))
     dark = float(np.percentile(grey[hmask > 0], 3))
@@ -753,6 +847,12 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         # a sensor's noise) reads as a 3 or a 5 with the 6 close behind
         why_not = (f"the print reads {label} but is nearly as like a 6 ({score:.2f} "
                    f"against {six_score:.2f})")
+        label = None
+    if label in OPEN_SIX and _faint_loop(greys, fine, m, out, fpts, g, ink, inside):
+        # ink the cut left out, and blur does not explain, closes a loop: a "6" whose loop's
+        # side is faded in the ink (the 5 and 3 have none)
+        why_not = (f"the print reads {label} but a faint stroke closes a loop in it (a 6 "
+                   "with its loop's side faded?)")
         label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -51,6 +51,10 @@ HELD_OUT_FACES = (("noto_serif", 0.0), ("dejavusans_extralight", 0.0),
 #: show: `vision.scenes_common.ROUGH_SURFACES`): the judge's felts and cloths are rougher
 #: than the plain ones
 ROUGH_SHARE = 0.35
+#: the share of development frames seen from farther (`_farther`): the table's camera sees a
+#: 16 mm die about 50 px across, and photographs often show dice smaller still, where a
+#: cloth's weave and a felt's fibres are as fine as the numerals' strokes
+FAR_SHARE = 0.3
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -195,5 +199,26 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
         return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour,
                        lambda v: face_relief(v, style), float(rng.uniform(0, 0.5)))
 
-    return dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True,
-                      rough=ROUGH_SHARE)
+    scene = dice_scene(seed, held_out, hard, n_dice, 4, new_die, (14, 22), real=True,
+                       rough=ROUGH_SHARE)
+    far = np.random.default_rng([seed, 4])  # drawn apart: the other frames stay as they were
+    if not held_out and far.random() < FAR_SHARE:
+        scene = _farther(scene, far)
+    return scene
+
+
+def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
+    """The frame as a camera farther away sees it: smaller by 0.45-0.8 (averaged over the
+    pixels, so the numerals' strokes and the cloth's threads shrink alike), a sensor's noise
+    and JPEG again."""
+    f = float(rng.uniform(0.45, 0.8))
+    h, w = scene.image.shape[:2]
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    fx, fy = size[0] / w, size[1] / h
+    img = cv2.resize(scene.image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    img += rng.normal(0, rng.uniform(1, 4), img.shape).astype(np.float32)
+    ok, buf = cv2.imencode(".jpg", np.clip(img + 0.5, 0, 255).astype(np.uint8),
+                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
+    dice = [replace(t, center=((t.center[0] + 0.5) * fx - 0.5, (t.center[1] + 0.5) * fy - 0.5),
+                    side_px=t.side_px * math.sqrt(fx * fy)) for t in scene.dice]
+    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR), dice=dice)

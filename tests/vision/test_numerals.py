@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -134,15 +135,34 @@ def test_a_top_face_filled_over_its_rounded_edge_into_a_side_face_is_cut_at_the_
     assert out[0].size_px < 1.1 * 120 / 0.88, out[0].to_json()  # the top face's, not both's
 
 
-@pytest.mark.parametrize("face, fade", [("noto_sans", 0.85), ("dejavusans_bold", 0.7),
-                                        ("liberationsans_regular", 0.85)])
-@pytest.mark.xfail(strict=True, reason="known confident error left: a 6 whose loop is faded "
-                   "in the ink reads as a 5 (a loop closed near the body's grey abstained on "
-                   "the demo table's bold 5 too; see docs/vision-numerals.md)")
-def test_a_6_whose_loop_is_faded_in_the_ink_is_no_5(face, fade):
+def _print_on_turquoise(m: np.ndarray, blur: float, noise: float = 0.0, jpeg: int | None = None,
+                       face_side: int = 110) -> np.ndarray:
+    """The ink mask (float, 1 = ink) printed on the turquoise die's face on green felt,
+    blurred, with a sensor's noise and JPEG."""
+    img = np.zeros((360, 360, 3), np.float32)
+    img[:] = (60, 110, 40)
+    lo = 180 - face_side // 2
+    img[lo:lo + face_side, lo:lo + face_side] = (200, 190, 60)
+    y0, x0 = 180 - m.shape[0] // 2, 180 - m.shape[1] // 2
+    region = img[y0:y0 + m.shape[0], x0:x0 + m.shape[1]]
+    region[:] = region * (1 - m[..., None]) + 40 * m[..., None]
+    img = cv2.GaussianBlur(img, (0, 0), blur)
+    img += np.random.default_rng(3).normal(0, noise, img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if jpeg:
+        img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, jpeg])[1], 1)
+    return img
+
+
+@pytest.mark.parametrize("face, fade, blur, noise, jpeg", [
+    ("noto_sans", 0.85, 0.8, 0, None), ("dejavusans_bold", 0.7, 0.8, 0, None),
+    ("liberationsans_regular", 0.85, 0.8, 0, None), ("dejavusans_bold", 0.85, 0.8, 0, 70),
+    ("liberationserif_regular", 0.75, 1.2, 5, 70), ("dejavusans", 0.6, 1.2, 5, None)])
+def test_a_6_whose_loop_is_faded_in_the_ink_is_no_5(face, fade, blur, noise, jpeg):
     # the loop's left side and the stem's join faded by a highlight (the judge's turquoise
-    # "6" read as a 3, and these as a 5 at 0.69-0.75): cut at mid-grey the loop is open,
-    # near the body's grey it is closed; a 6 or nothing, never a 3 or a 5
+    # "6" read as a 3, and these as a 5 at 0.69-0.76 before `faint_ink`): cut at mid-grey
+    # the loop is open, a faint stroke that blur does not explain closes it; a 6 or
+    # nothing, never a 3 or a 5
     m = np.pad(render_text("6", face, 30, 0.0), 6)
     cs, hier = cv2.findContours((m > 0.5).astype(np.uint8), cv2.RETR_CCOMP,
                                 cv2.CHAIN_APPROX_NONE)
@@ -150,15 +170,23 @@ def test_a_6_whose_loop_is_faded_in_the_ink_is_no_5(face, fade):
                key=cv2.contourArea).reshape(-1, 2).mean(0)
     cut = np.zeros_like(m)
     cv2.line(cut, tuple(int(v) for v in hole), (0, int(hole[1])), 1.0, 7)
-    m = m * (1 - fade * cut)
-    img = np.zeros((360, 360, 3), np.float32)
-    img[:] = (60, 110, 40)
-    img[125:235, 125:235] = (200, 190, 60)  # the turquoise die's face
-    y0, x0 = 180 - m.shape[0] // 2, 180 - m.shape[1] // 2
-    region = img[y0:y0 + m.shape[0], x0:x0 + m.shape[1]]
-    region[:] = region * (1 - m[..., None]) + 40 * m[..., None]
-    out = read_numerals(cv2.GaussianBlur(img.astype(np.uint8), (0, 0), 0.8))
+    out = read_numerals(_print_on_turquoise(m * (1 - fade * cut), blur, noise, jpeg))
     assert out and all(o.label in (None, "6") for o in out), [o.to_json() for o in out]
+
+
+@pytest.mark.parametrize("text, face, height, blur, noise, jpeg", [
+    ("5", "dejavusans_bold", 22, 0.8, 6, None), ("5", "dejavusans_bold", 30, 0.8, 0, None),
+    ("5", "liberationserif_bold", 16, 0.8, 0, None), ("5", cv2.FONT_HERSHEY_DUPLEX, 16, 1.3, 0, None),
+    ("3", "dejavusans_bold", 30, 0.8, 0, None), ("3", "liberationserif_bold", 22, 1.3, 6, 60),
+    ("5", "noto_sans", 22, 1.3, 6, 60)])
+def test_a_bold_blurred_5_or_3_whose_mouth_blur_nearly_closes_is_read(text, face, height, blur,
+                                                                      noise, jpeg):
+    # the blur's grey halo in a bold 5's or 3's narrow mouth is no faint stroke: the test
+    # that catches a faded 6 explains it by the print's own blur
+    weight = 0.13 if isinstance(face, int) else 0.03
+    m = np.pad(render_text(text, face, height, weight), 6)
+    out = read_numerals(_print_on_turquoise(m, blur, noise, jpeg, face_side=int(height * 3.7)))
+    assert [o.label for o in out] == [text], [o.to_json() for o in out]
 
 
 def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
@@ -338,3 +366,41 @@ def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
                  str(tmp_path / "p.json")]) == 1
     assert "unknown die colour 'purple'" in capsys.readouterr().err
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_face_abstained_on_does_not_hide_the_print_alone_on_it():
+    # three dice seen small (a dev scene at half size, noise and JPEG again), their side
+    # faces lit nearly as their top faces: the "1/7"s' ink joined with a side face's numeral
+    # grows a face over the die's edge, abstained on; the print's own pieces, tried alone,
+    # find the top face
+    scene = make_numeral_scene(23261243, hard=bool(np.random.default_rng(23261243).random() < 0.3))
+    rng = np.random.default_rng(23261243)
+    img = cv2.resize(scene.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(
+        np.float32)
+    img = np.clip(img + rng.normal(0, rng.uniform(1, 4), img.shape), 0, 255).astype(np.uint8)
+    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY,
+                                                  int(rng.integers(75, 92))])[1], 1)
+    res = KindResult("test")
+    score(res, [replace(t, center=(t.center[0] / 2, t.center[1] / 2), side_px=t.side_px / 2)
+                for t in scene.dice], read_numerals(img), scene.hard, 23261243)
+    assert (res.dice, res.right, res.confident_errors) == (3, 3, 0), res.summary()
+
+
+def test_some_development_frames_are_seen_from_farther():
+    # `_farther`: the frame smaller (the dice with it), noise and JPEG again; held-out frames
+    # never (their split stays as it was)
+    from vision.scenes_common import FRAME_SIZES
+    from vision.scenes_numerals import FAR_SHARE, _farther
+
+    far = [s for s in range(40) if np.random.default_rng([s, 4]).random() < FAR_SHARE]
+    assert 0 < len(far) < 40
+    near = make_numeral_scene(far[0], held_out=True, n_dice=2)
+    assert near.image.shape[1::-1] in FRAME_SIZES
+    small = _farther(near, np.random.default_rng(1))
+    f = small.image.shape[1] / near.image.shape[1]
+    assert 0.45 <= f <= 0.8 and small.image.dtype == np.uint8
+    for a, b in zip(near.dice, small.dice, strict=True):
+        assert b.side_px == pytest.approx(a.side_px * f, rel=0.02)
+        assert b.center[0] == pytest.approx((a.center[0] + 0.5) * f - 0.5, abs=1.0)
+        assert (b.label, b.colour) == (a.label, a.colour)
+    assert make_numeral_scene(far[0], n_dice=1).image.shape[1::-1] not in FRAME_SIZES
