@@ -16,6 +16,10 @@ meet within `MAX_SPREAD` of their distance, the nadir is unknown (None): the cal
 abstains rather than guesses. Short lines carry their direction loosely (a line's angular
 uncertainty is its endpoints' noise over its length): a camera straight down shows only
 short ones near its nadir, and they count for little.
+
+A table calibrated by its corner markers knows its nadir without any die (`from_homography`):
+the markers' homography fixes the camera's focal length and its tilt, and so the vertical's
+vanishing point.
 """
 
 from __future__ import annotations
@@ -49,15 +53,18 @@ class Line:
 
 @dataclass(frozen=True)
 class Nadir:
-    """Where the nadir is (image px, possibly outside the frame), how sure: `spread` is its
-    standard error (px, along the worse direction); from `locate`, `dice` how many dice's
-    lines agree and `lines` the indices of the lines that agree (a nadir known otherwise, a
-    calibrated table's, has none)."""
+    """Where the nadir is (image px, possibly outside the frame), how sure: `spread` (px,
+    along the worse direction) is its standard error from `locate`, the most it may be off
+    from `from_homography`; from `locate`, `dice` how many dice's lines agree and `lines`
+    the indices of the lines that agree (a calibrated table's nadir has none, but may know
+    the camera's `focal` length)."""
 
     point: tuple[float, float]
     spread: float = 0.0
     dice: int = 0
     lines: tuple[int, ...] = ()
+    #: the camera's focal length (px) when known with it (`from_homography`), else None
+    focal: float | None = None
 
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
@@ -188,3 +195,130 @@ def locate(lines: list[Line]) -> Nadir | None:
         return None
     return Nadir((float(q[0]), float(q[1])), spread, len(groups),
                  tuple(int(i) for i in np.nonzero(use)[0]))
+
+
+NOISE_PX = 0.5  # how far off a marker's centre is found (px): the homography's own error
+F_RANGE = (0.3, 3.0)  # the focal lengths a camera over a table may have, in the frame's
+#                       longer sides (about 118 down to 19 degrees across)
+F_FIXED = 0.1  # `focal` is given when the focal lengths allowed are within this share of it
+CHI2 = 13.8  # a focal length is allowed while the two equations miss by at most this chi^2
+#              (two degrees of freedom, 99.9%)
+FAR_TILT = 80.0  # degrees: a camera tipped this far sees the table edge on
+
+
+def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOISE_PX
+                    ) -> Nadir | None:
+    """The nadir of a calibrated table's camera: `geometry` is a `vision.geometry.
+    TableGeometry` (or its H alone: image px -> table mm), `frame_size` (width, height) the
+    frame's it was measured in.
+
+    Assumed: square pixels, no skew, the principal point at the frame's centre (one d px off
+    moves the nadir about d px), no lens distortion, a focal length within F_RANGE. The
+    table-to-image map H^-1 is K [r1 r2 t] up to scale, K = [[f, 0, cx], [0, f, cy],
+    [0, 0, 1]]: its columns K^-1 h1, K^-1 h2 are orthogonal and of equal norm, two equations
+    linear in 1 / f^2. The nadir, K r3 with r3 = r1 x r2, is the pole of the table's horizon
+    h1 x h2 under K K^T: (cx, cy) + f^2 (l1, l2) / l3 for the horizon (l1, l2, l3) in
+    centred px. So its direction from the principal point is known without f, and its
+    distance (f tan tilt) grows with f^2: a camera looking nearly straight down does not fix
+    f (the two equations tend to 0 = 0), but its nadir is then near the principal point.
+
+    The markers' centres are taken as found `noise_px` off (the table's four corners, or for
+    a bare H the table seen at the frame's corners, moved one coordinate at a time): every
+    focal length in F_RANGE whose two equations miss by no more than that noise explains
+    (CHI2) is allowed, and the nadir lies on the ray from the principal point along the
+    horizon's (l1, l2), between the distances the shortest and the longest allowed give.
+    `point` is its middle; `spread` half its length and the horizon's own error at the far
+    end (px, three standard errors); `focal` f (px) when the focal lengths allowed are
+    within F_FIXED of it, else None. None when the markers allow no focal length in F_RANGE
+    (no pinhole camera's view of a flat table); ValueError for a homography that is no
+    camera's view of a table (not finite, singular, edge on)."""
+    size = getattr(geometry, "size_mm", None)
+    h_px_mm = np.asarray(getattr(geometry, "H", geometry), float)
+    if h_px_mm.shape != (3, 3) or not np.all(np.isfinite(h_px_mm)):
+        raise ValueError("a table's homography is a finite 3x3 matrix (image px -> table mm)")
+    w_px, h_px = (int(v) for v in frame_size)
+    if w_px <= 0 or h_px <= 0:
+        raise ValueError(f"frame size {frame_size}: expected a positive width and height")
+    if abs(np.linalg.det(h_px_mm / np.abs(h_px_mm).max())) < 1e-12:
+        raise ValueError("the table's homography is singular: no camera's view of a table")
+    scale = float(max(w_px, h_px))
+    centre = np.array([w_px / 2, h_px / 2])
+    # the four points measured: the table's corners, else the table seen at the frame's corners
+    if size is not None:
+        table = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], float)
+    else:
+        table = _apply(h_px_mm, np.array([[0, 0], [w_px, 0], [w_px, h_px], [0, h_px]], float))
+    seen = _apply(np.linalg.inv(h_px_mm), table)
+    base = _equations(seen, table, centre, scale)
+    jac = np.zeros((6, 8))  # d(equations' terms, horizon) / d(a marker's coordinate)
+    for i in range(8):
+        moved = seen.copy()
+        moved[i // 2, i % 2] += noise_px
+        jac[:, i] = (_equations(moved, table, centre, scale) - base) / noise_px
+    c1, d1, c2, d2, l1, l2 = base
+    f_all = np.geomspace(*F_RANGE, 400)
+    allowed = []
+    for f in f_all:  # the misses c w + d (w = 1 / f^2), weighed by their covariance
+        w = f ** -2
+        miss = np.array([c1 * w + d1, c2 * w + d2])
+        j = np.stack([jac[0] * w + jac[1], jac[2] * w + jac[3]]) * noise_px
+        cov = j @ j.T + np.eye(2) * 1e-24
+        allowed.append(float(miss @ np.linalg.solve(cov, miss)) <= CHI2)
+    if not any(allowed):
+        return None
+    first, last = np.nonzero(allowed)[0][[0, -1]]
+    # out to the next focal lengths tried, not allowed: the range lies within
+    f_near, f_far = f_all[max(first - 1, 0)], f_all[min(last + 1, len(f_all) - 1)]
+    v = np.array([l1, l2])
+    r = float(np.hypot(*v))
+    if math.degrees(math.atan(r * f_near)) > FAR_TILT:
+        raise ValueError(f"the table's homography shows it more than {FAR_TILT:.0f} degrees "
+                         "from the camera's axis: edge on")
+    sd_v = math.sqrt(max(float(np.linalg.eigvalsh(jac[4:] @ jac[4:].T).max()), 0.0)) * noise_px
+    along = v / r if r > 0 else np.zeros(2)
+    near, far = r * f_near ** 2, r * f_far ** 2  # from the principal point, frame sides
+    point = centre + scale * along * (near + far) / 2
+    spread = scale * math.hypot((far - near) / 2, 3 * sd_v * f_far ** 2)
+    f_mid = (f_near + f_far) / 2
+    fixed = f_far - f_near <= 2 * F_FIXED * f_mid
+    return Nadir((float(point[0]), float(point[1])), spread,
+                 focal=scale * f_mid if fixed else None)
+
+
+def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (N, 2) through the 3x3 projective map m."""
+    q = np.c_[pts, np.ones(len(pts))] @ m.T
+    if np.any(np.abs(q[:, 2]) < 1e-12):
+        raise ValueError("the table's homography sends a point to infinity: no camera's view")
+    return q[:, :2] / q[:, 2:3]
+
+
+def _four_point_map(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 3x3 projective map taking four points src (4, 2) to dst, in float64."""
+    a, rhs = np.zeros((8, 8)), np.zeros(8)
+    for i, ((x, y), (u, v)) in enumerate(zip(src, dst, strict=True)):
+        a[2 * i] = (x, y, 1, 0, 0, 0, -u * x, -u * y)
+        a[2 * i + 1] = (0, 0, 0, x, y, 1, -v * x, -v * y)
+        rhs[2 * i], rhs[2 * i + 1] = u, v
+    try:
+        return np.append(np.linalg.solve(a, rhs), 1.0).reshape(3, 3)
+    except np.linalg.LinAlgError:
+        raise ValueError("the table's four points are degenerate (three in a line)") from None
+
+
+def _equations(seen: np.ndarray, table: np.ndarray, centre: np.ndarray, scale: float
+               ) -> np.ndarray:
+    """(c1, d1, c2, d2, l1, l2): the two equations c w + d = 0 in w = 1 / f^2 (f in `scale`
+    units) that the table-to-image map through four points must meet, and its horizon's
+    (l1, l2) / l3; image px taken from `centre` in `scale` units."""
+    m = _four_point_map(table, (seen - centre) / scale)
+    m = m / np.linalg.norm(m[:, :2])
+    a, b = m[:, 0], m[:, 1]
+    # (K^-1 a).(K^-1 b) = 0 and |K^-1 a|^2 = |K^-1 b|^2, with K^-1 = diag(1/f, 1/f, 1)
+    horizon = np.cross(a, b)
+    if abs(horizon[2]) < 1e-12:
+        raise ValueError("the table's horizon passes through the picture's centre: the table "
+                         "is seen edge on")
+    return np.array([a[0] * b[0] + a[1] * b[1], a[2] * b[2],
+                     a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2, a[2] ** 2 - b[2] ** 2,
+                     horizon[0] / horizon[2], horizon[1] / horizon[2]])
