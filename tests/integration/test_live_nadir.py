@@ -52,7 +52,6 @@ def test_the_nadir_is_the_cameras_and_is_computed_once_per_geometry(tilted):
     nadir = reader.nadir(demo.geometry, FRAME)
     truth = scene.view.project(np.zeros((1, 3)))[0]  # the table's point below the camera
     assert np.hypot(*(np.array(nadir.point) - truth)) <= nadir.spread
-    assert nadir.focal == pytest.approx(F_PX, rel=0.05)
     assert reader.nadir(demo.geometry, FRAME) is nadir
     assert reader.nadir(None, FRAME) is None  # the felt not known yet: no nadir
     # the straight-down demo table: its nadir the picture's middle, the focal length unknown

@@ -165,17 +165,17 @@ TILTS = [(tilt, towards, f_share) for tilt in (0.0, 3.0, 10.0, 20.0, 35.0)
 
 @pytest.mark.parametrize("tilt, towards, f_share", TILTS)
 def test_a_calibrated_tables_nadir_from_its_homography(tilt, towards, f_share):
-    """A pinhole camera (principal point at the frame's centre) tilted 0-35 degrees any way,
-    its felt's corners found 0.5 px off: the nadir within its stated spread; from 10 degrees
-    on the focal length within 5% and the nadir within 70 px (at most 1.5 frame widths out);
-    straight down, or 3 degrees, the focal length unknown and the nadir known within 200 px
-    (straight down it is the principal point)."""
+    """A pinhole camera (principal point at the frame's centre, and known there) tilted 0-35
+    degrees any way, its felt's corners found 0.5 px off: the nadir within its stated spread;
+    from 10 degrees on the focal length within 5% and the nadir within 70 px (at most 1.5
+    frame widths out); straight down, or 3 degrees, the focal length unknown and the nadir
+    known within 200 px (straight down it is the principal point)."""
     from vision.nadir import from_homography
 
     rng = np.random.default_rng(int(tilt * 7 + towards))
     f = f_share * W
     project, truth = _camera(tilt, towards, f, height=700.0 * f / W / 0.8, pp=(W / 2, H / 2))
-    got = from_homography(_table_geometry(project, rng), (W, H))
+    got = from_homography(_table_geometry(project, rng), (W, H), pp_share=0.0)
     assert got is not None
     err = float(np.hypot(*(np.array(got.point) - truth)))
     assert err <= got.spread, (err, got)
@@ -187,13 +187,31 @@ def test_a_calibrated_tables_nadir_from_its_homography(tilt, towards, f_share):
         assert got.spread <= 200.0
 
 
+@pytest.mark.parametrize("tilt, towards, f_share", TILTS)
+def test_the_principal_point_unknown_widens_the_spread_only(tilt, towards, f_share):
+    """The principal point off the frame's centre (3% and -3% of its sides), not known to
+    be anywhere but within PP_SHARE of it: the nadir still within its spread, which is at
+    most 0.3 of the frame's longer side and the principal point's box."""
+    from vision.nadir import PP_SHARE, from_homography
+
+    rng = np.random.default_rng(int(tilt * 7 + towards) + 1)
+    f = f_share * W
+    project, truth = _camera(tilt, towards, f, height=700.0 * f / W / 0.8,
+                             pp=(W * 0.53, H * 0.47))
+    got = from_homography(_table_geometry(project, rng), (W, H))
+    assert got is not None
+    err = float(np.hypot(*(np.array(got.point) - truth)))
+    assert err <= got.spread, (err, got)
+    assert got.spread <= 0.3 * W + np.hypot(W, H) * PP_SHARE
+
+
 def test_a_bare_homography_gives_the_same_nadir():
     """H alone (no felt size): the table seen at the frame's corners stands for the markers."""
     from vision.nadir import from_homography
 
     project, truth = _camera(20.0, 45.0, W, pp=(W / 2, H / 2))
     geometry = _table_geometry(project, np.random.default_rng(0), noise_px=0.0)
-    got = from_homography(geometry.H, (W, H))
+    got = from_homography(geometry.H, (W, H), pp_share=0.0)
     assert got is not None and got.focal == pytest.approx(W, rel=0.02)
     assert np.hypot(*(np.array(got.point) - truth)) <= min(got.spread, 20.0)
 
