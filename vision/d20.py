@@ -398,11 +398,11 @@ def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
 def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
     """The most the line of sight to image point p can be from the vertical (degrees): the
     angle between the rays through p and through the nadir, at the shortest focal length
-    taken (F_MIN) or the camera's own when the nadir knows it (`Nadir.focal`, a calibrated
-    table's), the principal point in the frame's middle, the nadir anywhere within its
-    spread."""
+    taken (F_MIN, or the shortest the camera can have when the nadir knows it: a calibrated
+    table's, `Nadir.focal_min`) or the camera's own when the nadir knows it (`Nadir.focal`),
+    the principal point in the frame's middle, the nadir anywhere within its spread."""
     w, h = frame
-    f = nadir.focal or F_MIN * max(w, h)
+    f = nadir.focal or max(F_MIN * max(w, h), nadir.focal_min or 0.0)
     ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
     ray_p /= np.linalg.norm(ray_p)
     n = np.asarray(nadir.point, float)

@@ -65,6 +65,8 @@ class Nadir:
     lines: tuple[int, ...] = ()
     #: the camera's focal length (px) when known with it (`from_homography`), else None
     focal: float | None = None
+    #: the shortest focal length (px) the camera can have, when known (`from_homography`)
+    focal_min: float | None = None
 
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
@@ -233,7 +235,8 @@ def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOI
     middle of the nadirs they give, `spread` (px) how far the farthest lies from it (the
     horizon's own error, three standard errors, and half a grid step of the principal point
     added), `focal` f (px) when the focal lengths allowed are within F_FIXED of it, else
-    None. None when no camera is allowed (no pinhole camera's view of a flat table);
+    None, `focal_min` the shortest allowed. None when no camera is allowed (no pinhole
+    camera's view of a flat table);
     ValueError for a homography that is no camera's view of a table (not finite, singular,
     edge on)."""
     size = getattr(geometry, "size_mm", None)
@@ -307,7 +310,8 @@ def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOI
     f_lo, f_hi = min(focals), max(focals)
     f_mid = (f_lo + f_hi) / 2
     return Nadir((float(point[0]), float(point[1])), spread,
-                 focal=scale * f_mid if f_hi - f_lo <= 2 * F_FIXED * f_mid else None)
+                 focal=scale * f_mid if f_hi - f_lo <= 2 * F_FIXED * f_mid else None,
+                 focal_min=scale * f_lo)
 
 
 def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:

@@ -232,3 +232,15 @@ def test_a_homography_of_no_camera_is_refused():
         from_homography(np.eye(3), (0, H))
     sheared = np.array([[300.0, 200.0], [1200.0, 200.0], [1500.0, 900.0], [600.0, 900.0]])
     assert from_homography(TableGeometry.from_corners(sheared, FELT_MM), (W, H)) is None
+
+
+def test_the_shortest_focal_length_allowed_is_no_longer_than_the_cameras():
+    """Tilted 20 degrees, the principal point unknown: the focal length not fixed, but the
+    shortest one allowed is at most the camera's own (a reader bounding the line of sight's
+    angle from the vertical takes it)."""
+    from vision.nadir import from_homography
+
+    for f_share in (0.55, 1.0, 1.5):
+        project, _ = _camera(20.0, 60.0, f_share * W, pp=(W / 2, H / 2))
+        got = from_homography(_table_geometry(project, np.random.default_rng(2)), (W, H))
+        assert got is not None and got.focal_min <= f_share * W * 1.01
