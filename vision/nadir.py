@@ -202,8 +202,9 @@ def locate(lines: list[Line]) -> Nadir | None:
 NOISE_PX = 0.5  # how far off a marker's centre is found (px): the homography's own error
 F_RANGE = (0.3, 3.0)  # the focal lengths a camera over a table may have, in the frame's
 #                       longer sides (about 118 down to 19 degrees across)
-PP_SHARE = 0.1  # the principal point within this share of the frame's width and height of
-#                 its centre (a camera module's lens off its sensor's middle, a cropped frame)
+PP_SHARE = 0.03  # the principal point within this share of the frame's width and height of
+#                  its centre (a camera module's lens off its sensor's middle; a cropped
+#                  frame's may be farther: pass pp_share)
 PP_STEPS = 11  # principal points tried across that box, each way
 F_FIXED = 0.1  # `focal` is given when the focal lengths allowed are within this share of it
 CHI2 = 13.8  # a camera is allowed while the two equations miss by at most this chi^2
