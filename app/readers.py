@@ -14,6 +14,7 @@ shape `feltbank recognize --json` prints, with the labels the engines read: "PIP
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from controller.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 #: Every kind a running table reads, and what the dashboard's camera panel says of it.
 KINDS = {
@@ -75,12 +78,40 @@ class KindReader:
     #: label they give is their confident reading.
     min_confidence: float = 0.5
 
+    #: Whether its reader takes the camera's nadir (`nadir=`, a `vision.nadir.Nadir` or None):
+    #: a reader told the vertical tells a die's top face from its sides.
+    takes_nadir: bool = False
+    #: (geometry, frame size, its nadir): computed once per table geometry, not per frame
+    _nadir: tuple = field(repr=False, default=(None, None, None))
+
     @property
     def words(self) -> str:
         return KINDS[self.kind]
 
     def read(self, img, geometry) -> list[dict]:
-        return place_objects([self._object(r) for r in self._read(img)], geometry)
+        if self.takes_nadir:
+            found = self._read(img, nadir=self.nadir(geometry, (img.shape[1], img.shape[0])))
+        else:
+            found = self._read(img)
+        return place_objects([self._object(r) for r in found], geometry)
+
+    def nadir(self, geometry, frame: tuple[int, int]):
+        """The camera's nadir by the table's geometry (its markers' homography,
+        `vision.nadir.from_homography`), None when the felt is not known yet or its geometry
+        is no camera's view; the same geometry and frame size give it again without work."""
+        known, size, nadir = self._nadir
+        if geometry is known and size == frame:
+            return nadir
+        nadir = None
+        if geometry is not None:
+            from vision.nadir import from_homography
+
+            try:
+                nadir = from_homography(geometry, frame)
+            except ValueError as exc:
+                log.warning("camera: no nadir from the table's geometry: %s", exc)
+        self._nadir = (geometry, frame, nadir)
+        return nadir
 
     def _object(self, reading) -> dict:
         obj = reading.to_json()
@@ -157,7 +188,8 @@ def kind_reader(kind: str, equipment_name: str, profile: str = "",
             from vision.d20 import read_d20
             from vision.scenes_d20 import rugen_faces
 
-            return KindReader(kind, "none needed", read_d20, tuple(dict.fromkeys(rugen_faces())))
+            return KindReader(kind, "none needed", read_d20, tuple(dict.fromkeys(rugen_faces())),
+                              takes_nadir=True)
         if kind == "numerals":
             from vision.numerals import default_profile, load_numeral_profile, read_numerals
 

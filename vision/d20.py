@@ -296,18 +296,23 @@ def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None
     ref = np.array(nadir.point) if nadir is not None else np.array([w / 2, h / 2])
     kept: list[ObjectReading] = []
     # with the nadir known, a face that cannot be the top (`_can_be_top`: a side face tilted
-    # away, farther from the nadir than the top face) is not the top over any face
-    for rd in faces:
+    # away, farther from the nadir than the top face) is not the top over any face, and is
+    # not reported where another face of its die can be the top; where none can, the die is
+    # reported once, by its face farthest from the nadir
+    can = [nadir is None or _can_be_top(o, nadir, (w, h)) for o in faces]
+    far = [float(np.hypot(*(np.asarray(o.center) - ref))) for o in faces]
+    for i, rd in enumerate(faces):
         c = np.asarray(rd.center)
+        mates = [j for j, o in enumerate(faces) if j != i and _same_die(o, rd)]
+        if not can[i] and any(can[m] or (far[m], -m) > (far[i], -i) for m in mates):
+            continue  # a side face of a die another of whose faces found is (more) its top
         if any(_outside_of(np.asarray(o.center), c, ref, o.size_px, rd.size_px)
-               for o in faces if o is not rd
-               and (nadir is None or _can_be_top(o, nadir, (w, h)))):
+               for j, o in enumerate(faces) if j != i and can[j]):
             continue
         if rd.label is not None and nadir is not None:
             rd = _with_nadir(image, rd, nadir)
         elif rd.label is not None:
-            rd = _without_nadir(image, rd, ref,
-                                [o for o in faces if o is not rd and _same_die(o, rd)])
+            rd = _without_nadir(image, rd, ref, [faces[m] for m in mates])
         kept.append(rd)
     return kept
 
@@ -393,10 +398,11 @@ def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
 def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
     """The most the line of sight to image point p can be from the vertical (degrees): the
     angle between the rays through p and through the nadir, at the shortest focal length
-    taken (F_MIN), the principal point in the frame's middle, the nadir anywhere within its
-    spread."""
+    taken (F_MIN, or the shortest the camera can have when the nadir knows it: a calibrated
+    table's, `Nadir.focal_min`) or the camera's own when the nadir knows it (`Nadir.focal`),
+    the principal point in the frame's middle, the nadir anywhere within its spread."""
     w, h = frame
-    f = F_MIN * max(w, h)
+    f = nadir.focal or max(F_MIN * max(w, h), nadir.focal_min or 0.0)
     ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
     ray_p /= np.linalg.norm(ray_p)
     n = np.asarray(nadir.point, float)

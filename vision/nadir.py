@@ -16,6 +16,10 @@ meet within `MAX_SPREAD` of their distance, the nadir is unknown (None): the cal
 abstains rather than guesses. Short lines carry their direction loosely (a line's angular
 uncertainty is its endpoints' noise over its length): a camera straight down shows only
 short ones near its nadir, and they count for little.
+
+A table calibrated by its corner markers knows its nadir without any die (`from_homography`):
+the markers' homography fixes the camera's focal length and its tilt, and so the vertical's
+vanishing point.
 """
 
 from __future__ import annotations
@@ -49,15 +53,20 @@ class Line:
 
 @dataclass(frozen=True)
 class Nadir:
-    """Where the nadir is (image px, possibly outside the frame), how sure: `spread` is its
-    standard error (px, along the worse direction); from `locate`, `dice` how many dice's
-    lines agree and `lines` the indices of the lines that agree (a nadir known otherwise, a
-    calibrated table's, has none)."""
+    """Where the nadir is (image px, possibly outside the frame), how sure: `spread` (px,
+    along the worse direction) is its standard error from `locate`, the most it may be off
+    from `from_homography`; from `locate`, `dice` how many dice's lines agree and `lines`
+    the indices of the lines that agree (a calibrated table's nadir has none, but may know
+    the camera's `focal` length)."""
 
     point: tuple[float, float]
     spread: float = 0.0
     dice: int = 0
     lines: tuple[int, ...] = ()
+    #: the camera's focal length (px) when known with it (`from_homography`), else None
+    focal: float | None = None
+    #: the shortest focal length (px) the camera can have, when known (`from_homography`)
+    focal_min: float | None = None
 
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
@@ -188,3 +197,158 @@ def locate(lines: list[Line]) -> Nadir | None:
         return None
     return Nadir((float(q[0]), float(q[1])), spread, len(groups),
                  tuple(int(i) for i in np.nonzero(use)[0]))
+
+
+NOISE_PX = 0.5  # how far off a marker's centre is found (px): the homography's own error
+F_RANGE = (0.3, 3.0)  # the focal lengths a camera over a table may have, in the frame's
+#                       longer sides (about 118 down to 19 degrees across)
+PP_SHARE = 0.03  # the principal point within this share of the frame's width and height of
+#                  its centre (a camera module's lens off its sensor's middle; a cropped
+#                  frame's may be farther: pass pp_share)
+PP_STEPS = 11  # principal points tried across that box, each way
+F_FIXED = 0.1  # `focal` is given when the focal lengths allowed are within this share of it
+CHI2 = 13.8  # a camera is allowed while the two equations miss by at most this chi^2
+#              (two degrees of freedom, 99.9%)
+FAR_TILT = 80.0  # degrees: a camera tipped this far sees the table edge on
+
+
+def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOISE_PX,
+                    pp_share: float = PP_SHARE) -> Nadir | None:
+    """The nadir of a calibrated table's camera: `geometry` is a `vision.geometry.
+    TableGeometry` (or its H alone: image px -> table mm), `frame_size` (width, height) the
+    frame's it was measured in.
+
+    Assumed: square pixels, no skew, no lens distortion, a focal length within F_RANGE and
+    the principal point within `pp_share` of the frame's width and height of its centre. For
+    a principal point (cx, cy), the table-to-image map H^-1 is K [r1 r2 t] up to scale,
+    K = [[f, 0, cx], [0, f, cy], [0, 0, 1]]: its columns K^-1 h1, K^-1 h2 are orthogonal
+    and of equal norm, two equations linear in 1 / f^2. The nadir, K r3 with r3 = r1 x r2,
+    is the pole of the table's horizon h1 x h2 under K K^T: (cx, cy) + f^2 (l1, l2) / l3
+    for the horizon (l1, l2, l3) in px from (cx, cy). So its direction from the principal
+    point is known without f, and its distance (f tan tilt) grows with f^2: a camera looking
+    nearly straight down does not fix f (the two equations tend to 0 = 0), but its nadir is
+    then near the principal point.
+
+    The markers' centres are taken as found `noise_px` off (the table's four corners, or for
+    a bare H the table seen at the frame's corners, moved one coordinate at a time). Every
+    camera (principal point on a PP_STEPS grid over its box, focal length in F_RANGE) whose
+    two equations miss by no more than that noise explains (CHI2) is allowed; `point` is the
+    middle of the nadirs they give, `spread` (px) how far the farthest lies from it (the
+    horizon's own error, three standard errors, and half a grid step of the principal point
+    added), `focal` f (px) when the focal lengths allowed are within F_FIXED of it, else
+    None, `focal_min` the shortest allowed. None when no camera is allowed (no pinhole
+    camera's view of a flat table);
+    ValueError for a homography that is no camera's view of a table (not finite, singular,
+    edge on)."""
+    size = getattr(geometry, "size_mm", None)
+    h_px_mm = np.asarray(getattr(geometry, "H", geometry), float)
+    if h_px_mm.shape != (3, 3) or not np.all(np.isfinite(h_px_mm)):
+        raise ValueError("a table's homography is a finite 3x3 matrix (image px -> table mm)")
+    w_px, h_px = (int(v) for v in frame_size)
+    if w_px <= 0 or h_px <= 0:
+        raise ValueError(f"frame size {frame_size}: expected a positive width and height")
+    if abs(np.linalg.det(h_px_mm / np.abs(h_px_mm).max())) < 1e-12:
+        raise ValueError("the table's homography is singular: no camera's view of a table")
+    scale = float(max(w_px, h_px))
+    # the four points measured: the table's corners, else the table seen at the frame's corners
+    if size is not None:
+        table = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], float)
+    else:
+        table = _apply(h_px_mm, np.array([[0, 0], [w_px, 0], [w_px, h_px], [0, h_px]], float))
+    seen = _apply(np.linalg.inv(h_px_mm), table)
+    f_all = np.geomspace(*F_RANGE, 400)
+    w_all = f_all ** -2
+    steps = np.linspace(-pp_share, pp_share, PP_STEPS) if pp_share > 0 else np.zeros(1)
+    nadirs, radii, focals = [], [], []
+    half = np.array([w_px, h_px]) * (steps[1] - steps[0] if len(steps) > 1 else 0.0) / 2
+    for sx in steps:
+        for sy in steps:
+            pp = np.array([w_px * (0.5 + sx), h_px * (0.5 + sy)])
+            base = _equations(seen, table, pp, scale)
+            jac = np.zeros((6, 8))  # d(equations' terms, horizon) / d(a marker's coordinate)
+            for i in range(8):
+                moved = seen.copy()
+                moved[i // 2, i % 2] += noise_px
+                jac[:, i] = (_equations(moved, table, pp, scale) - base) / noise_px
+            # and by the principal point anywhere in its grid cell (half a step either way)
+            jac_pp = np.zeros((6, 2))
+            for i in range(2):
+                if half[i] > 0:
+                    moved_pp = pp.copy()
+                    moved_pp[i] += half[i]
+                    jac_pp[:, i] = _equations(seen, table, moved_pp, scale) - base
+            c1, d1, c2, d2, l1, l2 = base
+            # the misses c w + d of every focal length, weighed by their covariance
+            miss = np.stack([c1 * w_all + d1, c2 * w_all + d2], 1)
+            j = np.concatenate([
+                np.stack([w_all[:, None] * jac[0] + jac[1], w_all[:, None] * jac[2] + jac[3]],
+                         1) * noise_px,
+                np.stack([w_all[:, None] * jac_pp[0] + jac_pp[1],
+                          w_all[:, None] * jac_pp[2] + jac_pp[3]], 1)], 2)
+            cov = j @ j.transpose(0, 2, 1) + np.eye(2) * 1e-24
+            chi2 = np.einsum("ni,ni->n", miss, np.linalg.solve(cov, miss[:, :, None])[:, :, 0])
+            ok = np.nonzero(chi2 <= CHI2)[0]
+            if len(ok) == 0:
+                continue
+            # out to the next focal lengths tried, not allowed: the range lies within
+            near = f_all[max(ok[0] - 1, 0)]
+            far = f_all[min(ok[-1] + 1, len(f_all) - 1)]
+            v = np.array([l1, l2])
+            if math.degrees(math.atan(float(np.hypot(*v)) * near)) > FAR_TILT:
+                raise ValueError(f"the table's homography shows it more than {FAR_TILT:.0f} "
+                                 "degrees from the camera's axis: edge on")
+            sd_v = math.sqrt(max(float(np.linalg.eigvalsh(jac[4:] @ jac[4:].T).max()), 0.0))
+            for f in (near, far):
+                nadirs.append(pp + scale * v * f ** 2)
+                radii.append(scale * 3 * sd_v * noise_px * f ** 2)
+            focals += [near, far]
+    if not nadirs:
+        return None
+    pts = np.array(nadirs)
+    point = (pts.min(0) + pts.max(0)) / 2
+    spread = float(max(np.hypot(*(p - point)) + r for p, r in zip(pts, radii, strict=True))
+                   + np.hypot(*half))
+    f_lo, f_hi = min(focals), max(focals)
+    f_mid = (f_lo + f_hi) / 2
+    return Nadir((float(point[0]), float(point[1])), spread,
+                 focal=scale * f_mid if f_hi - f_lo <= 2 * F_FIXED * f_mid else None,
+                 focal_min=scale * f_lo)
+
+
+def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (N, 2) through the 3x3 projective map m."""
+    q = np.c_[pts, np.ones(len(pts))] @ m.T
+    if np.any(np.abs(q[:, 2]) < 1e-12):
+        raise ValueError("the table's homography sends a point to infinity: no camera's view")
+    return q[:, :2] / q[:, 2:3]
+
+
+def _four_point_map(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The 3x3 projective map taking four points src (4, 2) to dst, in float64."""
+    a, rhs = np.zeros((8, 8)), np.zeros(8)
+    for i, ((x, y), (u, v)) in enumerate(zip(src, dst, strict=True)):
+        a[2 * i] = (x, y, 1, 0, 0, 0, -u * x, -u * y)
+        a[2 * i + 1] = (0, 0, 0, x, y, 1, -v * x, -v * y)
+        rhs[2 * i], rhs[2 * i + 1] = u, v
+    try:
+        return np.append(np.linalg.solve(a, rhs), 1.0).reshape(3, 3)
+    except np.linalg.LinAlgError:
+        raise ValueError("the table's four points are degenerate (three in a line)") from None
+
+
+def _equations(seen: np.ndarray, table: np.ndarray, centre: np.ndarray, scale: float
+               ) -> np.ndarray:
+    """(c1, d1, c2, d2, l1, l2): the two equations c w + d = 0 in w = 1 / f^2 (f in `scale`
+    units) that the table-to-image map through four points must meet, and its horizon's
+    (l1, l2) / l3; image px taken from `centre` in `scale` units."""
+    m = _four_point_map(table, (seen - centre) / scale)
+    m = m / np.linalg.norm(m[:, :2])
+    a, b = m[:, 0], m[:, 1]
+    # (K^-1 a).(K^-1 b) = 0 and |K^-1 a|^2 = |K^-1 b|^2, with K^-1 = diag(1/f, 1/f, 1)
+    horizon = np.cross(a, b)
+    if abs(horizon[2]) < 1e-12:
+        raise ValueError("the table's horizon passes through the picture's centre: the table "
+                         "is seen edge on")
+    return np.array([a[0] * b[0] + a[1] * b[1], a[2] * b[2],
+                     a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2, a[2] ** 2 - b[2] ** 2,
+                     horizon[0] / horizon[2], horizon[1] / horizon[2]])

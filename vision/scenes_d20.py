@@ -50,6 +50,9 @@ class D20Scene(PipScene):
     table knows of its camera."""
 
     nadir: tuple[float, float] = (0.0, 0.0)
+    #: what a table calibrated by four corner markers knows of its camera: the homography
+    #: image px -> table mm, the markers (near the frame's corners) found 0.5 px off
+    table_h: np.ndarray | None = None
 
 
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "rugen-die.json"
@@ -337,7 +340,18 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         truths.append(PipTruth(label, (float(c[0]), float(c[1])), float(die_px), False, inside))
     nadir = view.project(np.zeros((1, 3)))[0]
     return D20Scene(finish(img, rng, light), truths, hard, kind,
-                    (float(nadir[0]), float(nadir[1])))
+                    (float(nadir[0]), float(nadir[1])), _markers_homography(view, seed))
+
+
+def _markers_homography(view, seed: int) -> np.ndarray:
+    """The homography (image px -> table mm) four markers near the frame's corners give,
+    each found 0.5 px off (its own random stream: the scene is drawn as without it)."""
+    w, h = view.width, view.height
+    seen = np.array([[0.05 * w, 0.05 * h], [0.95 * w, 0.05 * h], [0.95 * w, 0.95 * h],
+                     [0.05 * w, 0.95 * h]])
+    table = np.array([view.ground(u, v) for u, v in seen])
+    found = seen + np.random.default_rng(seed + 1).normal(0, 0.5, seen.shape)
+    return cv2.getPerspectiveTransform(found.astype(np.float32), table.astype(np.float32))
 
 
 def _body_underlay(img: np.ndarray, view, faces: list, style: D20Style, ambient: float,

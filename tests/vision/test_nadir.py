@@ -14,14 +14,15 @@ from vision.nadir import Line, locate, segment, toward
 W, H = 1640, 1232
 
 
-def _camera(tilt_deg: float, towards_deg: float, f: float, height: float = 600.0):
+def _camera(tilt_deg: float, towards_deg: float, f: float, height: float = 600.0,
+            pp: tuple[float, float] = (W * 0.53, H * 0.47)):
     """project(points (N, 3) mm) -> image px, and the true nadir: a camera height mm above
-    the table's origin, tipped tilt_deg towards towards_deg, principal point off-centre."""
+    the table's origin, tipped tilt_deg towards towards_deg, principal point at pp."""
     t, a = math.radians(tilt_deg), math.radians(towards_deg)
     axis = np.array([math.cos(a), math.sin(a), 0.0])
     k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
     turn = np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
-    pp = np.array([W * 0.53, H * 0.47])
+    pp = np.asarray(pp, float)
 
     def project(pts):
         q = np.stack([pts[:, 0], pts[:, 1], height - pts[:, 2]], 1) @ turn.T
@@ -139,3 +140,107 @@ def test_bad_lines_are_refused():
         toward((1.0, 2.0), (1.0, 2.0), 0)
     assert locate([]) is None
     assert locate([Line((0.0, 0.0), (1.0, 0.0), False, 0.01, 0)]) is None
+
+
+# -- a calibrated table's nadir, from its markers' homography ------------------------------
+
+FELT_MM = (900.0, 600.0)
+
+
+def _table_geometry(project, rng, noise_px=0.5):
+    """The TableGeometry a calibration would find: the felt's corners (centred below the
+    camera's view) seen through `project`, each found noise_px off."""
+    from vision.geometry import TableGeometry
+
+    w, h = FELT_MM
+    corners = np.array([[-w / 2, -h / 2, 0], [w / 2, -h / 2, 0], [w / 2, h / 2, 0],
+                        [-w / 2, h / 2, 0]])
+    seen = project(corners) + rng.normal(0, noise_px, (4, 2))
+    return TableGeometry.from_corners(seen, FELT_MM)
+
+
+TILTS = [(tilt, towards, f_share) for tilt in (0.0, 3.0, 10.0, 20.0, 35.0)
+         for towards, f_share in ((0.0, 0.55), (110.0, 1.0), (250.0, 1.5))]
+
+
+@pytest.mark.parametrize("tilt, towards, f_share", TILTS)
+def test_a_calibrated_tables_nadir_from_its_homography(tilt, towards, f_share):
+    """A pinhole camera (principal point at the frame's centre, and known there) tilted 0-35
+    degrees any way, its felt's corners found 0.5 px off: the nadir within its stated spread;
+    from 10 degrees on the focal length within 5% and the nadir within 70 px (at most 1.5
+    frame widths out); straight down, or 3 degrees, the focal length unknown and the nadir
+    known within 200 px (straight down it is the principal point)."""
+    from vision.nadir import from_homography
+
+    rng = np.random.default_rng(int(tilt * 7 + towards))
+    f = f_share * W
+    project, truth = _camera(tilt, towards, f, height=700.0 * f / W / 0.8, pp=(W / 2, H / 2))
+    got = from_homography(_table_geometry(project, rng), (W, H), pp_share=0.0)
+    assert got is not None
+    err = float(np.hypot(*(np.array(got.point) - truth)))
+    assert err <= got.spread, (err, got)
+    if tilt >= 10.0:
+        assert got.focal == pytest.approx(f, rel=0.05)
+        assert got.spread <= 70.0
+    elif tilt <= 3.0:
+        assert got.focal is None
+        assert got.spread <= 200.0
+
+
+@pytest.mark.parametrize("tilt, towards, f_share", TILTS)
+def test_the_principal_point_unknown_widens_the_spread_only(tilt, towards, f_share):
+    """The principal point off the frame's centre (3% and -3% of its sides), not known to
+    be anywhere but within PP_SHARE of it: the nadir still within its spread, which is at
+    most 0.3 of the frame's longer side and the principal point's box."""
+    from vision.nadir import PP_SHARE, from_homography
+
+    rng = np.random.default_rng(int(tilt * 7 + towards) + 1)
+    f = f_share * W
+    project, truth = _camera(tilt, towards, f, height=700.0 * f / W / 0.8,
+                             pp=(W * 0.53, H * 0.47))
+    got = from_homography(_table_geometry(project, rng), (W, H))
+    assert got is not None
+    err = float(np.hypot(*(np.array(got.point) - truth)))
+    assert err <= got.spread, (err, got)
+    assert got.spread <= 0.3 * W + np.hypot(W, H) * PP_SHARE
+
+
+def test_a_bare_homography_gives_the_same_nadir():
+    """H alone (no felt size): the table seen at the frame's corners stands for the markers."""
+    from vision.nadir import from_homography
+
+    project, truth = _camera(20.0, 45.0, W, pp=(W / 2, H / 2))
+    geometry = _table_geometry(project, np.random.default_rng(0), noise_px=0.0)
+    got = from_homography(geometry.H, (W, H), pp_share=0.0)
+    assert got is not None and got.focal == pytest.approx(W, rel=0.02)
+    assert np.hypot(*(np.array(got.point) - truth)) <= min(got.spread, 20.0)
+
+
+def test_a_homography_of_no_camera_is_refused():
+    """Not a 3x3 finite matrix, singular, a bad frame: ValueError; a felt seen as a sheared
+    parallelogram (no pinhole camera over a flat table shows that): None."""
+    from vision.geometry import TableGeometry
+    from vision.nadir import from_homography
+
+    with pytest.raises(ValueError, match="3x3"):
+        from_homography(np.eye(2), (W, H))
+    with pytest.raises(ValueError, match="3x3"):
+        from_homography(np.full((3, 3), np.nan), (W, H))
+    with pytest.raises(ValueError, match="singular"):
+        from_homography(np.ones((3, 3)), (W, H))
+    with pytest.raises(ValueError, match="frame size"):
+        from_homography(np.eye(3), (0, H))
+    sheared = np.array([[300.0, 200.0], [1200.0, 200.0], [1500.0, 900.0], [600.0, 900.0]])
+    assert from_homography(TableGeometry.from_corners(sheared, FELT_MM), (W, H)) is None
+
+
+def test_the_shortest_focal_length_allowed_is_no_longer_than_the_cameras():
+    """Tilted 20 degrees, the principal point unknown: the focal length not fixed, but the
+    shortest one allowed is at most the camera's own (a reader bounding the line of sight's
+    angle from the vertical takes it)."""
+    from vision.nadir import from_homography
+
+    for f_share in (0.55, 1.0, 1.5):
+        project, _ = _camera(20.0, 60.0, f_share * W, pp=(W / 2, H / 2))
+        got = from_homography(_table_geometry(project, np.random.default_rng(2)), (W, H))
+        assert got is not None and got.focal_min <= f_share * W * 1.01
