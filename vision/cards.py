@@ -488,12 +488,13 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
 
 def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """A found card's corners at the frame's full resolution: along each side (away from the
-    rounded corners) the point where the grey changes most across it, within REFINE_REACH of
-    the card's width; a line through those points (the outliers, ink or a shadow's edge,
-    dropped); the corners where the lines meet. A side whose edge points do not lie on one
-    line (within REFINE_TOL px, for REFINE_SHARE of them) stays where it was: an outline
-    found at the detection scale is a few px off at full size, enough to put the corner index
-    boxes (`_index_quads`) beside the card's ink."""
+    rounded corners) the outermost point where the grey changes across it by 0.7 of its
+    most or more, within REFINE_REACH of the card's width (a printed border's ink inside the
+    edge may step more than the card's edge on a light cloth); a line through those points
+    (the outliers, ink or a shadow's edge, dropped); the corners where the lines meet. A side
+    whose edge points do not lie on one line (within REFINE_TOL px, for REFINE_SHARE of
+    them) stays where it was: an outline found at the detection scale is a few px off at
+    full size, enough to put the corner index boxes (`_index_quads`) beside the card's ink."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     reach = max(2.0, REFINE_REACH * width)
     ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
@@ -504,7 +505,8 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
         prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
         jump = np.abs(prof[2:] - prof[:-2])
-        k = np.argmax(jump, 0) + 1
+        strong = jump >= 0.7 * jump.max(0)  # the outermost strong step: the card's edge, not
+        k = len(jump) - np.argmax(strong[::-1], 0)  # a printed border inside it
         pts = base + ts[k][:, None] * n[None, :]
         line = _line_fit(pts)
         if line is None:
