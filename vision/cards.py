@@ -1377,7 +1377,9 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
     one sure of it and none of the other), or the card is abstained on: faces of the two suits (a court
     card's picture, a pip layout) differ too little for a low margin to be a reading (2C
     had been read as 2S at 0.52). And a card the corners and faces left between the two
-    suits of its colour, its rank read surely, is named when its shapes tell the suit."""
+    suits of its colour, its rank read surely, is named when two of its shapes (its suit
+    sign and its big pips) tell the suit: a court card's suit sign alone does not (a
+    held-out JS was read as JC at 0.61 by its suit sign alone)."""
     learned = {lab[1] for lab in model.labels if lab in POKER_LABELS}
     rs = info.get("rs")
     if label is not None:
@@ -1400,7 +1402,7 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
         if name not in model.labels or suit_colour(name) != ink:
             continue
         ev = _suit_evidence(model, name, sc, rs, fine)
-        if len(ev) == 2 and _suit_told(ev) or len(ev) == 1 and _suit_told(ev, PART_SURE):
+        if len(ev) == 2 and _suit_told(ev):
             sure = min(max(p for _k, p in ev), min(rs[0].pairs.values(), default=1.0))
             return name, float(np.clip(0.5 + 0.5 * (sure - SUIT_SURE) / (1 - SUIT_SURE),
                                        0.5, 1.0)), ""
