@@ -39,11 +39,11 @@ from vision.scenes_common import (
     View,
     finish,
     paste_quad,
+    photo_paper,
     sample_light,
     sample_view,
     surface,
 )
-from vision.scenes_pips import _paper_look
 
 TEX_MM = 5.0  # texture resolution of a card in scenes (px a millimetre)
 
@@ -110,7 +110,7 @@ def sample_table(seed: int, held_out: bool = False, deck: str | None = None) -> 
     # white as the cards; on half the wood tables a light wood (maple, birch, pine)
     look = np.random.default_rng([seed, 2])
     if kind == "paper":
-        tex = _paper_look(look, tex, card_px * 0.3)
+        tex = photo_paper(look, tex, card_px * 0.3)
     elif kind == "wood" and look.random() < 0.5:
         tex = _light_wood(look, tex)
     return CardTable(seed, deck, style, kind, (w, h), view, held_out, tex)
