@@ -14,7 +14,10 @@ Nothing here knows the cloth's colour. Steps:
    plain paper rim: the band 0.5-2 mm inside its edge is one colour. The top card of a stack
    has one; a card partly covered has the covering card's edge across its rim, a region
    spanning two cards has cloth in it. A card-shaped frame inside a card (a court card's
-   picture, the Roche border) lies inside a card with a rim and is not a card.
+   picture, the Roche border) lies inside a card with a rim and is not a card. Each side
+   is snapped to the card's edge first (`_snap`: paper inside, not paper outside; on a
+   cloth as light as the card, the outermost step with paper inside), and a card found is
+   refined at full resolution (`_refine`), so its corner indices are cut where they are.
 3. **Rectify** to 60 x 84 px, portrait, white-balanced on the card's own paper (its
    brightest tenth), so lamp colour and exposure drop out.
 4. **Read.** First look: normalized cross-correlation of the grey face against every
@@ -75,7 +78,13 @@ RIM_PLAIN = 0.65  # share of the rim that must be paper
 GAP_CLOSE = 5  # px (at DETECT_SIDE): gaps in a card's edge this wide are closed, where the
 #                narrower closing found no card
 PAPER_TINT = 0.4  # an outline found with the wider closing is paper: its tint (`_tint`) at most
+STEP_TINT = 0.25  # a quad whose sides may be placed by their grey step alone (`_snap`), or
+#                 found with the wider closing: its median colour's tint at most (card paper
+#                 under a lamp 0.2; wood 0.3-0.6)
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
+REFINE_REACH = 0.05  # a found card's sides are refined at full size this far (share of its width)
+REFINE_TOL = 1.5  # px: a refined side's edge points lie this close to its line ...
+REFINE_SHARE = 0.6  # ... this many of them, or the side stays
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
@@ -387,9 +396,10 @@ class Outline:
                       + np.linalg.norm(self.quad[2] - self.quad[3])) / 2)
 
 
-def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _paper_distance(small: np.ndarray, quad: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How far each pixel round the quad is from the card's paper colour (the median of the
-    card), relative to the paper's brightness; and the window's top-left corner."""
+    card), relative to the paper's brightness; the window's top-left corner; the colour."""
     full = _warp(small, quad, (32, 44)).reshape(-1, 3)
     paper = np.median(full, 0)
     pad = 0.2 * float(np.linalg.norm(quad[1] - quad[0])) + 4
@@ -398,7 +408,7 @@ def _paper_distance(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np
     win = small[y0:y1, x0:x1]
     diff = cv2.split(cv2.absdiff(win, np.full_like(win, np.round(paper).astype(win.dtype))))
     d = cv2.max(cv2.max(diff[0], diff[1]), diff[2]).astype(np.float32)
-    return d * (1.0 / max(float(paper.mean()), 1.0)), np.array([x0, y0], np.float32)
+    return d * (1.0 / max(float(paper.mean()), 1.0)), np.array([x0, y0], np.float32), paper
 
 
 def _sides(quad: np.ndarray, us: np.ndarray
@@ -417,11 +427,20 @@ def _sides(quad: np.ndarray, us: np.ndarray
     return sides
 
 
-def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
+def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
+          grey: np.ndarray, step: float) -> np.ndarray:
     """Move each side of a rough quad to the card's edge: the outermost line, within reach,
     with paper inside it and something that is not paper outside (an inner border line has
-    paper outside; a shadow has none inside). A side with no such line stays."""
-    dist, origin = dist_at
+    paper outside; a shadow has none inside). Where the cloth is as light as the card (white
+    paper, a light wood), nothing outside the card's edge is unlike paper: a printed border
+    line is then the outermost such line, or there is none; so the side goes on out to the
+    outermost line with paper inside where the grey steps (by `step` at least, along
+    MIN_SUPPORT of the side; a shadow's far edge has a shadow inside), where the grey steps
+    most in that run of lines, if the quad's colour is paper's (its tint at most STEP_TINT: a
+    patch of wood grain between two cards has steps all round). A side with neither stays."""
+    dist, origin, paper_bgr = dist_at
+    paper_like = float(paper_bgr.max() - paper_bgr.min()) <= STEP_TINT * max(
+        float(paper_bgr.max()), 1.0)
     quad = quad - origin
     width = float(np.linalg.norm(quad[1] - quad[0]))
     ts = np.arange(-0.07 * width, 0.15 * width, 0.5, dtype=np.float32)
@@ -429,17 +448,32 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarra
     lines = []
     for a, d, n, base in _sides(quad, us):
 
-        def at(off: np.ndarray, base: np.ndarray = base, n: np.ndarray = n) -> np.ndarray:
-            p = base[None, :, :] + off[:, None, None] * n[None, None, :]
-            return cv2.remap(dist, p[..., 0].astype(np.float32), p[..., 1].astype(np.float32),
-                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=9.0)
+        def at(off: np.ndarray, img: np.ndarray, shift: np.ndarray, fill: float,
+               base: np.ndarray = base, n: np.ndarray = n) -> np.ndarray:
+            p = base[None, :, :] + off[:, None, None] * n[None, None, :] + shift
+            return cv2.remap(img, p[..., 0].astype(np.float32), p[..., 1].astype(np.float32),
+                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
 
-        inside, outside = at(ts - 1.5), at(ts + 1.5)
+        none = np.zeros(2, np.float32)
+        inside, outside = at(ts - 1.5, dist, none, 9.0), at(ts + 1.5, dist, none, 9.0)
         score = ((inside < 0.2) & (outside > 0.3)).mean(1)
-        shift = 0.0
+        shift, first = 0.0, 0
         if score.max() >= 0.4:
             good = np.nonzero(score >= max(0.4, 0.7 * score.max()))[0]
             shift = float(ts[good[-1]])
+            first = int(good[-1]) + 4  # beyond that line by 2 px
+        if paper_like:
+            jump = np.abs(at(ts + 1.5, grey, origin, 0.0) - at(ts - 1.5, grey, origin, 0.0))
+            paper = inside < 0.2
+            edge = ((jump > step) & paper).mean(1)
+            run = np.nonzero(edge[first:] >= MIN_SUPPORT)[0] + first
+            if len(run):  # the outermost run of such lines; in it, where the grey steps most
+                j = int(run[-1])
+                i = j
+                while i > first and edge[i - 1] >= MIN_SUPPORT:
+                    i -= 1
+                strength = np.median(np.where(paper[i:j + 1], jump[i:j + 1], 0.0), 1)
+                shift = float(ts[i + int(np.argmax(strength))])
         lines.append((a + shift * n, d))
     out = []
     for k in range(4):
@@ -450,6 +484,54 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarra
         t = np.linalg.solve(m, p2 - p1)
         out.append(p1 + t[0] * d1)
     return np.array(out, np.float32) + origin
+
+
+def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A found card's corners at the frame's full resolution: along each side (away from the
+    rounded corners) the outermost point where the grey changes across it by 0.7 of its
+    most or more, within REFINE_REACH of the card's width (a printed border's ink inside the
+    edge may step more than the card's edge on a light cloth); a line through those points
+    (the outliers, ink or a shadow's edge, dropped); the corners where the lines meet. A side
+    whose edge points do not lie on one line (within REFINE_TOL px, for REFINE_SHARE of
+    them) stays where it was: an outline found at the detection scale is a few px off at
+    full size, enough to put the corner index boxes (`_index_quads`) beside the card's ink."""
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    reach = max(2.0, REFINE_REACH * width)
+    ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
+    us = np.linspace(0.12, 0.88, 32, dtype=np.float32)
+    lines = []
+    for a, d, n, base in _sides(quad.astype(np.float32), us):
+        p = base[None, :, :] + ts[:, None, None] * n[None, None, :]
+        prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+        jump = np.abs(prof[2:] - prof[:-2])
+        strong = jump >= 0.7 * jump.max(0)  # the outermost strong step: the card's edge, not
+        k = len(jump) - np.argmax(strong[::-1], 0)  # a printed border inside it
+        pts = base + ts[k][:, None] * n[None, :]
+        line = _line_fit(pts)
+        if line is None:
+            lines.append((a, d))
+            continue
+        off = pts - line[2:]
+        resid = np.abs(off[:, 0] * line[1] - off[:, 1] * line[0])
+        keep = resid < REFINE_TOL
+        if keep.mean() < REFINE_SHARE:
+            lines.append((a, d))
+            continue
+        line = _line_fit(pts[keep]) if keep.sum() >= 4 else line
+        lines.append((line[2:], line[:2]))
+    out = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], float)
+        if abs(np.linalg.det(m)) < 1e-6:
+            return quad
+        t = np.linalg.solve(m, np.asarray(p2, float) - np.asarray(p1, float))
+        out.append(np.asarray(p1, float) + t[0] * np.asarray(d1, float))
+    out = np.array(out, np.float32)
+    if np.abs(out - quad).max() > 2 * reach:
+        return quad
+    return out
 
 
 def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
@@ -512,7 +594,7 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
             continue
         tried.append(q)
-        q = _order(_snap(_paper_distance(small, q), q))
+        q = _order(_snap(_paper_distance(small, q), q, grey, step))
         if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
                 np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
             continue
@@ -554,7 +636,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
     # a card's edge on a cloth nearly as light as it can break here and there (a ring not
     # closed): the edges closed wider, where no card was found yet; an outline found so must
-    # hold paper (the wider-closed grain of a wood makes card-shaped patches of wood)
+    # hold paper, mostly (the wider-closed grain of a wood makes card-shaped patches of wood,
+    # some of them half over a card)
     wide = cv2.morphologyEx(raw, cv2.MORPH_CLOSE,
                             cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (GAP_CLOSE, GAP_CLOSE)))
     found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
@@ -568,7 +651,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
                 for q in found):
             continue
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
-    cands[known:] = [o for o in cands[known:] if _tint(img, o) <= PAPER_TINT]
+    cands[known:] = [o for o in cands[known:]
+                     if _tint(img, o) <= PAPER_TINT and _tint(img, o, 50) <= STEP_TINT]
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
@@ -583,6 +667,9 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         if any(max(_inside(o.quad, k.quad), _inside(k.quad, o.quad)) > 0.5 for k in out):
             continue
         out.append(o)
+    full = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if out else None
+    for o in out:
+        o.quad = _order(_refine(full, o.quad))
     return out
 
 
@@ -1290,7 +1377,9 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
     one sure of it and none of the other), or the card is abstained on: faces of the two suits (a court
     card's picture, a pip layout) differ too little for a low margin to be a reading (2C
     had been read as 2S at 0.52). And a card the corners and faces left between the two
-    suits of its colour, its rank read surely, is named when its shapes tell the suit."""
+    suits of its colour, its rank read surely, is named when two of its shapes (its suit
+    sign and its big pips) tell the suit: a court card's suit sign alone does not (a
+    held-out JS was read as JC at 0.61 by its suit sign alone)."""
     learned = {lab[1] for lab in model.labels if lab in POKER_LABELS}
     rs = info.get("rs")
     if label is not None:
@@ -1313,7 +1402,7 @@ def _suit_decide(model: CardModel, sc: _Scores, label: str | None, conf: float, 
         if name not in model.labels or suit_colour(name) != ink:
             continue
         ev = _suit_evidence(model, name, sc, rs, fine)
-        if len(ev) == 2 and _suit_told(ev) or len(ev) == 1 and _suit_told(ev, PART_SURE):
+        if len(ev) == 2 and _suit_told(ev):
             sure = min(max(p for _k, p in ev), min(rs[0].pairs.values(), default=1.0))
             return name, float(np.clip(0.5 + 0.5 * (sure - SUIT_SURE) / (1 - SUIT_SURE),
                                        0.5, 1.0)), ""
@@ -1406,15 +1495,16 @@ def deck_of(labels: list[str]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
-def _paper_colour(img: np.ndarray, o: Outline) -> np.ndarray:
-    """A found outline's paper colour: the brightest tenth of its face (BGR)."""
-    return np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+def _paper_colour(img: np.ndarray, o: Outline, q: float = 90) -> np.ndarray:
+    """A found outline's paper colour: the brightest tenth of its face (BGR); or the q-th
+    percentile of its face's colours."""
+    return np.percentile(_warp(img, o.quad, (32, 44)).reshape(-1, 3).astype(np.float32), q, 0)
 
 
-def _tint(img: np.ndarray, o: Outline) -> float:
+def _tint(img: np.ndarray, o: Outline, q: float = 90) -> float:
     """How coloured a found outline's paper is: 0 grey or white, 1 a pure colour (card
-    paper under a lamp, 0.2 at most; wood, 0.6)."""
-    p = _paper_colour(img, o)
+    paper under a lamp, 0.2 at most; wood, 0.6); q=50: its face's median colour's."""
+    p = _paper_colour(img, o, q)
     return float((p.max() - p.min()) / max(float(p.max()), 1.0))
 
 

@@ -3,11 +3,12 @@ test bench.
 
 Widely randomized (see `vision.scenes_common`): cards 70-260 px across on light or dark felt,
 wood, woven cloth or paper (held out: stone, a checked cloth), seen by a camera tilted up
-to 18 degrees (perspective) at any roll, cards at any angle (upside down too), lamp light
-with soft shadows, uneven light, glare, defocus, noise and JPEG; overlapping stacks (only
-the top card is wholly seen). A `CardTable` fixes what a real table fixes (the deck, the
-cloth, the camera's height and lens); each frame draws its own light, tilt and cards, and
-`capture` makes the one-card frames a table learns its deck from.
+to 18 degrees (30 in a frame of three; perspective) at any roll, cards at any angle (upside
+down too), lamp light with soft shadows, uneven light, glare, defocus, noise (or a Bayer
+sensor's, in half the frames) and JPEG; paper as white as the cards, light woods;
+overlapping stacks (only the top card is wholly seen). A `CardTable` fixes what a real
+table fixes (the deck, the cloth, the camera's height and lens); each frame draws its own
+light, tilt and cards, and `capture` makes the one-card frames a table learns its deck from.
 
 Decks: the printed Roche deck (`vision.deck_art.render_roche`) or a poker deck in a
 `PokerStyle`; held-out tables draw poker styles (fonts, proportions, court pictures) that
@@ -38,6 +39,7 @@ from vision.scenes_common import (
     View,
     finish,
     paste_quad,
+    photo_paper,
     sample_light,
     sample_view,
     surface,
@@ -104,7 +106,24 @@ def sample_table(seed: int, held_out: bool = False, deck: str | None = None) -> 
     kind = kinds[int(rng.integers(len(kinds)))]
     card_px = view.f_px * CARD_MM[0] / view.height_mm
     tex = surface(rng, kind, (h, w), card_px * 0.3)
+    # drawn apart (the other tables stay as they were): paper as photographs show it, as
+    # white as the cards; on half the wood tables a light wood (maple, birch, pine)
+    look = np.random.default_rng([seed, 2])
+    if kind == "paper":
+        tex = photo_paper(look, tex, card_px * 0.3)
+    elif kind == "wood" and look.random() < 0.5:
+        tex = _light_wood(look, tex)
     return CardTable(seed, deck, style, kind, (w, h), view, held_out, tex)
+
+
+def _light_wood(rng: np.random.Generator, tex: np.ndarray) -> np.ndarray:
+    """A wood's grain (from `surface`) as a light wood: pale, little coloured, about as
+    bright as card paper in the lamp (0.65-0.9), its grain as strong as the wood's or down
+    to a quarter of it (a fine-grained maple or birch)."""
+    grey = tex.mean(2, keepdims=True)
+    tone = 1 + (grey / max(1e-3, float(grey.mean())) - 1) * float(rng.uniform(0.25, 1.0))
+    colour = np.array([rng.uniform(0.55, 0.75), rng.uniform(0.75, 0.88), 1.0], np.float32)
+    return tone * colour[None, None, :] * float(rng.uniform(0.65, 0.9))
 
 
 def _tilt(rng: np.random.Generator, view: View, max_deg: float) -> np.ndarray:
@@ -192,6 +211,13 @@ def make_card_scene(table: CardTable, seed: int, hard: bool | None = None,
     img = table.texture.copy()
     light = sample_light(rng, hard)
     hom = _tilt(rng, view, 18.0 if rng.random() < 0.5 else 6.0)
+    # drawn apart (the other frames' cards stay where they were): a camera tilted up to 30
+    # degrees in a frame of three, a Bayer sensor's picture (demosaiced, sharpened) in half
+    cam = np.random.default_rng([seed, 3])
+    if cam.random() < 1 / 3:
+        hom = _tilt(cam, view, 30.0)
+    light["bayer"] = bool(cam.random() < 0.5)
+    light["sharpen"] = float(cam.uniform(0, 0.8))
     n = len(labels) if labels else int(n_cards or rng.integers(1, 7))
     pool = list(labels) if labels else [str(x) for x in rng.permutation(table.labels)[:n]]
     # group the cards: single cards and stacks of 2-3
@@ -240,8 +266,14 @@ def make_card_scene(table: CardTable, seed: int, hard: bool | None = None,
 
 
 def capture(table: CardTable, label: str, seed: int) -> np.ndarray:
-    """A calibration capture at `table`: the card `label` alone, in ordinary light."""
-    return make_card_scene(table, seed, hard=False, labels=[label], stack_share=0.0).image
+    """A calibration capture at `table`: the card `label` alone, in ordinary light, wholly in
+    the frame (a person lays it in view: a frame that cuts it is taken again)."""
+    for k in range(8):
+        scene = make_card_scene(table, seed + 7919 * k, hard=False, labels=[label],
+                                stack_share=0.0)
+        if all(t.in_frame for t in scene.cards):
+            break
+    return scene.image
 
 
 def slide_in(table: CardTable, label: str, seed: int, frames: int = 12,

@@ -403,3 +403,18 @@ def sample_light(rng: np.random.Generator, hard: bool) -> dict:
         "ambient": rng.uniform(0.3, 0.6),
         "shadow": rng.uniform(0.25, 0.6),
     }
+
+
+def photo_paper(rng: np.random.Generator, img: np.ndarray, die_px: float) -> np.ndarray:
+    """Paper (from `surface`, its ruled lines kept) as photographs show it: white to off-white
+    (cream, bluish, grey), as bright as a white die's top or brighter, with its fibres and
+    its cockling (a sheet that does not lie quite flat shades unevenly); die_px: the
+    size of what lies on it (a die's side, a share of a card), the cockling's scale."""
+    tints = ((1.0, 1.0, 1.0), (0.82, 0.93, 1.0), (1.0, 0.97, 0.9), (0.92, 0.95, 0.93))
+    tint = np.array(tints[int(rng.integers(len(tints)))], np.float32)
+    level = float(rng.uniform(0.78, 1.02))
+    h, w = img.shape[:2]
+    fibre = noise_field(rng, (h, w), float(rng.uniform(1.2, 3.0))) * rng.uniform(0.01, 0.035)
+    cockle = noise_field(rng, (h, w), die_px * float(rng.uniform(1.0, 4.0))) * rng.uniform(0.0, 0.05)
+    out = img * (level / max(1e-3, float(img.mean()))) * tint[None, None, :]
+    return out * (1 + fibre + cockle)[:, :, None]

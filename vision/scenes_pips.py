@@ -33,8 +33,8 @@ from vision.scenes_common import (
     cast_shadow,
     cube_faces,
     finish,
-    noise_field,
     paste_quad,
+    photo_paper,
     sample_light,
     sample_view,
     surface,
@@ -258,20 +258,6 @@ def make_pip_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     return dice_scene(seed, held_out, hard, n_dice, 10, new_die, real=True, paper_look=True)
 
 
-def _paper_look(rng: np.random.Generator, img: np.ndarray, die_px: float) -> np.ndarray:
-    """Paper (from `surface`, its ruled lines kept) as photographs show it: white to off-white
-    (cream, bluish, grey), as bright as a white die's top or brighter, with its fibres and
-    its cockling (a sheet that does not lie quite flat shades unevenly)."""
-    tints = ((1.0, 1.0, 1.0), (0.82, 0.93, 1.0), (1.0, 0.97, 0.9), (0.92, 0.95, 0.93))
-    tint = np.array(tints[int(rng.integers(len(tints)))], np.float32)
-    level = float(rng.uniform(0.78, 1.02))
-    h, w = img.shape[:2]
-    fibre = noise_field(rng, (h, w), float(rng.uniform(1.2, 3.0))) * rng.uniform(0.01, 0.035)
-    cockle = noise_field(rng, (h, w), die_px * float(rng.uniform(1.0, 4.0))) * rng.uniform(0.0, 0.05)
-    out = img * (level / max(1e-3, float(img.mean()))) * tint[None, None, :]
-    return out * (1 + fibre + cockle)[:, :, None]
-
-
 @dataclass(frozen=True)
 class DieMake:
     """One six-sided die of a scene: its face art for each value 1..6, its label for a value
@@ -293,7 +279,7 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     real: more of what real photographs show: patterned cloths (development only), a
     camera tilted up to 30 degrees (two frames in three) and a Bayer sensor (half); rough:
     the share of development frames on a rough textile (`ROUGH_SURFACES`).
-    paper_look: paper as photographs show it (`_paper_look`): any white or off-white, as
+    paper_look: paper as photographs show it (`photo_paper`): any white or off-white, as
     bright as a white die or brighter, fibres and cockling, the dice's shadows soft (a large
     lamp) with a contact shadow round each die's foot."""
     rng = np.random.default_rng(seed)
@@ -322,7 +308,7 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
     # paper's look is drawn apart, so the other frames stay as they were
     prng = np.random.default_rng([seed, 2]) if paper_look and kind == "paper" else None
     if prng is not None:
-        img = _paper_look(prng, img, die_px)
+        img = photo_paper(prng, img, die_px)
     light = sample_light(rng, hard)
     if real:
         light["bayer"] = bool(rng.random() < 0.5)
