@@ -516,6 +516,30 @@ def test_a_number_card_with_its_corners_unread_is_named_by_its_pips(five_of_diam
         assert _pips_decide(model, also, None, 0.3, "?", fine, "red")[0] is None
 
 
+def test_a_court_card_between_two_suits_is_not_named_by_its_suit_sign_alone(poker_table):
+    """A court card the corners and faces left between the two suits of its colour has no
+    big pips: its corners' suit sign is its one piece of evidence, and that alone does not
+    name it (a held-out JS was read as JC at 0.61 so), whichever suit the sign says."""
+    import dataclasses
+
+    from vision.cards import FINE, _faces, _Part, _score, _suit_decide, _warp
+
+    caps = {lab: [(lab, capture(poker_table, lab, 61 + i))]
+            for i, lab in enumerate(("JS", "JC", "QH"))}
+    model = learn(caps)
+    scene = make_card_scene(poker_table, 15, hard=False, labels=["JS"], stack_share=0.0)
+    (o,) = [o for o in find_cards(scene.image) if _near(o, scene.cards[0])]
+    grey, chroma, fine = _faces(_warp(scene.image, o.quad, FINE))
+    sc = dataclasses.replace(_score(model, grey, chroma, fine), best="JS", second="JC",
+                             pair=0.05, close=[(0.05, "JC", 0)])
+    rank = _Part("J", 0.95, 0.95, {"Q": 0.9}, {"Q": 0.9})
+    for sign, other in (("S", "C"), ("C", "S")):
+        suit = _Part(sign, 0.95, 0.95, {other: 0.9}, {other: 0.9})
+        label, conf, why = _suit_decide(model, sc, None, 0.3, "JS or JC?",
+                                        {"rs": (rank, suit), "top": "JS"}, fine, "black")
+        assert (label, why) == (None, "JS or JC?") and conf < 0.5
+
+
 def test_a_reading_whose_suit_colour_disagrees_with_the_ink_is_abstained_on(poker_table):
     """A deck whose 3S capture was of the 3 of diamonds (a mislabelled capture: the faces
     alone then read 3D as "3S"): the red ink in the card's corners refuses the black suit."""
