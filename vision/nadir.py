@@ -324,7 +324,9 @@ def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 def _four_point_map(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """The 3x3 projective map taking four points src (4, 2) to dst, in float64."""
+    """The 3x3 projective map taking four points src (4, 2) to dst, in float64: not
+    `cv2.getPerspectiveTransform`, which takes float32 points, too coarse for the 0.5 px
+    finite differences of `from_homography` (38 of the 54 nadir tests fail with it)."""
     a, rhs = np.zeros((8, 8)), np.zeros(8)
     for i, ((x, y), (u, v)) in enumerate(zip(src, dst, strict=True)):
         a[2 * i] = (x, y, 1, 0, 0, 0, -u * x, -u * y)
