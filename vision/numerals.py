@@ -441,6 +441,15 @@ def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
             if GLYPH_PX[0] <= max(b[3] - b[1], b[2] - b[0]) <= GLYPH_PX[1] * 1.9]
 
 
+FACE_FILL = 0.78  # least share of its bounding rectangle a face's region fills
+PRINT_MAX = 0.8  # largest print (its longer side) over its face's side
+#: so a region `_square_face` takes has an area of at least FACE_FILL / PRINT_MAX^2 print
+#: heights squared (its side at least the print over PRINT_MAX, the region at least FACE_FILL
+#: of its rectangle; the slanted face's map keeps areas): a fill whose bounding box is
+#: smaller is no face, and is not outlined (a cloth's weave stops most fills in a cell)
+FACE_AREA_MIN = FACE_FILL / PRINT_MAX ** 2
+
+
 def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tuple | None:
     """(centre, side, angle, corners) of a region that can be a numeral die's face, else
     None: a square as seen (corners None), or else a square seen at a slant (a
@@ -451,8 +460,8 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
     if rw < 6 or rh < 6:
         return None
     side = math.sqrt(rw * rh)
-    if (max(rw, rh) / min(rw, rh) <= 1.3 and cv2.contourArea(hull) / (rw * rh) >= 0.78
-            and 0.25 <= gh / side <= 0.8 and math.hypot(fx - glyph[0], fy - glyph[1])
+    if (max(rw, rh) / min(rw, rh) <= 1.3 and cv2.contourArea(hull) / (rw * rh) >= FACE_FILL
+            and 0.25 <= gh / side <= PRINT_MAX and math.hypot(fx - glyph[0], fy - glyph[1])
             <= 0.18 * side):
         return (fx, fy), side, ang % 90.0, None  # square as seen: read turned, not mapped
     mo = cv2.moments(hull)
@@ -473,8 +482,8 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
         return None
     side = math.sqrt(rw * rh)
     centre = c + np.linalg.solve(w, [fx, fy])
-    if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < 0.78
-            or not 0.25 <= gh / side <= 0.8
+    if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < FACE_FILL
+            or not 0.25 <= gh / side <= PRINT_MAX
             or math.hypot(centre[0] - glyph[0], centre[1] - glyph[1]) > 0.18 * side):
         return None
     corners = c + cv2.boxPoints(rect).astype(np.float64) @ np.linalg.inv(w).T
@@ -519,7 +528,7 @@ def _fill(win: np.ndarray, seed: tuple[int, int], tol: float
 
 def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_face,
               reach: float = 1.6, tighten: tuple[float, ...] = (1.0, 0.6, 0.36),
-              rank=None) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+              rank=None, min_area: float = 0.0) -> tuple[np.ndarray, np.ndarray, tuple] | None:
     """(hull, mask (the closed region, cut to its box), shape(hull, ink height, ink centre))
     of the face holding an ink group:
     the body flood-filled from beside the ink, within reach ink heights; None when no
@@ -528,25 +537,28 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     rank(hull, shape): where given, a region that has the shape is tightened on while its
     rank is over SQUARE_ENOUGH, and the region of least rank is taken (a fill run over a
     die's rounded edge into a side face lit alike is a squat rectangle; tighter, it stops
-    at the edge: the top face, a square)."""
+    at the edge: the top face, a square).
+    min_area: the least area (ink heights squared) of a region that can have the shape: a
+    fill whose bounding box is smaller is passed over unoutlined."""
     h, w = bgr.shape[:2]
     x0, y0, x1, y1 = box
     gh = max(x1 - x0, y1 - y0)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     d = 0.22 * gh
     seeds = [(cx, y0 - d), (cx, y1 + d), (x0 - d, cy), (x1 + d, cy)]
-    grey = [float(bgr[min(max(int(sy), 0), h - 1), min(max(int(sx), 0), w - 1)].astype(
-        np.float32).sum()) for sx, sy in seeds]
+    # (in plain Python: this runs some thousand times a frame on a textured cloth)
+    grey = [sum(bgr[min(max(int(sy), 0), h - 1), min(max(int(sx), 0), w - 1)].tolist())
+            for sx, sy in seeds]
     half = int(reach * gh) + 4
     wx0, wy0 = max(0, int(cx) - half), max(0, int(cy) - half)
     wx1, wy1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
     win = bgr[wy0:wy1, wx0:wx1]
-    for k in np.argsort(grey)[::-1][:2]:  # the brighter seeds: body, not ink or rim
+    # the brighter seeds: body, not ink or rim (of equal ones the later first)
+    for k in sorted(range(len(seeds)), key=grey.__getitem__)[::-1][:2]:
         sx, sy = int(round(seeds[k][0])) - wx0, int(round(seeds[k][1])) - wy0
         if not (0 <= sx < win.shape[1] and 0 <= sy < win.shape[0]):
             continue
-        seed = win[sy, sx].astype(np.float32)
-        tol0 = float(np.clip(0.2 * seed.max() + 6, 8, 45))
+        tol0 = float(min(max(np.float32(max(win[sy, sx].tolist())) * 0.2 + 6, 8), 45))
         best: tuple | None = None
         # a fill within a range holds the fill within any narrower one: where the
         # narrowest runs into the surround, every one does (a cloth's weave round a
@@ -569,6 +581,8 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
             if got_fill is None or got_fill[2] == seen:
                 continue
             mask, (rx, ry, rw, rh), seen = got_fill
+            if rw * rh < min_area * gh * gh:
+                continue  # the region (closed within its box) is too small for the shape
             m = mask[1:-1, 1:-1]
             # the ink is a hole in the body: close it (on the filled box and two pixels
             # round it, as on the whole window)
@@ -636,7 +650,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box, reach=REACH, rank=_squareness)
+            grown = grow_face(bgr, box, reach=REACH, rank=_squareness, min_area=FACE_AREA_MIN)
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
