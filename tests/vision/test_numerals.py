@@ -14,6 +14,7 @@ from controller.cli import main
 from vision.bench_kinds import KindResult, score
 from vision.errors import BadImage, VisionError
 from vision.numerals import (
+    FACE_AREA_MIN,
     LABELS,
     LOOPS,
     TEMPLATE_FACES,
@@ -208,6 +209,31 @@ def test_a_3_or_5_too_small_for_its_blur_to_show_a_6s_loop_is_not_read(text, fac
         assert [o.label for o in out] == [read], [o.to_json() for o in out]
         if read is None:
             assert "too small for its blur" in out[0].why, out[0].why
+
+
+def test_no_region_smaller_than_face_area_min_is_taken_for_a_face():
+    # grow_face passes over fills whose box is under FACE_AREA_MIN print heights squared
+    # unoutlined: that must be a bound of what _square_face takes, squares as seen and
+    # parallelograms seen at a slant alike, at the largest print a face may hold
+    from vision.numerals import _square_face
+
+    rng = np.random.default_rng(7)
+    taken = 0
+    for _ in range(400):
+        side, squash, turn, shear = (rng.uniform(10, 80), rng.uniform(0.7, 1.0),
+                                     rng.uniform(0, 90), rng.uniform(-0.3, 0.3))
+        sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
+        a = math.radians(turn)
+        m = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]) @ np.array(
+            [[1, shear], [0, squash]])
+        hull = (sq @ m.T + 200).astype(np.float32).reshape(-1, 1, 2)
+        gh = side * rng.uniform(0.6, 0.85)
+        if _square_face(hull, gh, (200.0, 200.0)) is None:
+            continue
+        taken += 1
+        x, y, w, h = cv2.boundingRect(hull)
+        assert w * h >= FACE_AREA_MIN * gh * gh, (side, squash, shear, gh)
+    assert taken >= 20
 
 
 def test_a_face_run_into_a_surround_of_its_colour_is_never_misplaced():
