@@ -508,7 +508,7 @@ def outline_inset(img: np.ndarray, blob: Blob, side: float,
     each depth) rises across the die's edge; the edge is the steepest point of the *first*
     rise (a blurred step is steepest at the step), not of the largest: a light sticker on a
     dark body rises more, a few px further in, and taking it shrank the face below the die's
-    (4.3 px on 50 px dice). One die's measure is noisy; calibration keeps a low quantile of
+    (4.3 px on 50 px dice). One die's measure is noisy; calibration keeps the median of
     the captures' (vision.training.RIM_QUANTILE, Geometry.rim_px).
     """
     p = INSET_PAD

@@ -42,7 +42,14 @@ class Thresholds:
     disagree_factor: float = 2.0
     cocked_residual: float = 0.2
     lean_lopsided: float = 0.15
-    lean_match: float = 0.5
+    # the top face found by appearance is trusted (lean_lopsided, lean_shift) from this match
+    # up; below it the outline must be lopsided by lean_lopsided_unsure. Measured with the rim
+    # at the captures' median (session 14, shipped profile, 161 flat dice: test_vision_cocked's
+    # spots, the marked table of test_cli_camera, 120 anywhere with a third in low light or
+    # glare): every flat die lopsided over 0.15 matched 0.44-0.52 (the face found was not a
+    # face), while dice cocked 10-20 degrees lopsided 0.15-0.25 matched 0.56-0.70 but one
+    # (0.51); at 0.5 the marked table's flat die (lopsided 0.164, match 0.522) was flagged
+    lean_match: float = 0.55
     lean_lopsided_unsure: float = 0.25
     # between a flat die in low light (up to 0.092: a blurred rim) and a die cocked 15 degrees
     # whose top face lies where a flat one's would (0.102) in test_vision_cocked's scenes:
@@ -94,8 +101,8 @@ class Geometry:
     lens_k: float = 0.0
     lens_centre: tuple[float, float] | None = None
     side_slope: tuple[float, float] = (0.0, 0.0)
-    #: how far (image px) a die's edge lies inside its blob's outline on this table (a low
-    #: quantile of the captures' vision.dice.outline_inset, vision.training.RIM_QUANTILE):
+    #: how far (image px) a die's edge lies inside its blob's outline on this table (the
+    #: captures' median of vision.dice.outline_inset, vision.training.RIM_QUANTILE):
     #: side_px leaves it out, and every face's fit takes it off its blob's extents; None: a
     #: profile from before it was measured
     rim_px: float | None = None

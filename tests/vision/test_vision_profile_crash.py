@@ -39,7 +39,8 @@ def test_profile_writes_survive_a_kill_at_any_moment(tmp_path):
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         child.stdout.close()
-        if any(p.name.startswith("v") for p in store.iterdir()):
+        # on a loaded machine the kill may come before the first write made the store
+        if store.exists() and any(p.name.startswith("v") for p in store.iterdir()):
             profile = load_profile(store)  # the active version, checksums verified
             assert len(profile.labels) == 16
     assert len([p for p in store.iterdir() if p.name.startswith("v")]) >= 3
