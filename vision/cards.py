@@ -86,7 +86,8 @@ STEP_TINT = 0.25  # a quad whose sides may be placed by their grey step alone (`
 #                 found with the wider closing: its median colour's tint at most (card paper
 #                 under a lamp 0.2; wood 0.3-0.6)
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
-REFINE_REACH = 0.05  # a found card's sides are refined at full size this far (share of its width)
+REFINE_REACH = 0.08  # a found card's sides are refined at full size this far (share of its
+#                      width; 0.05 before: a side fitted askew along a wood's seam was out of reach)
 REFINE_TOL = 1.5  # px: a refined side's edge points lie this close to its line ...
 REFINE_SHARE = 0.6  # ... this many of them, or the side stays
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
@@ -492,13 +493,15 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
 
 def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """A found card's corners at the frame's full resolution: along each side (away from the
-    rounded corners) the outermost point where the grey changes across it by 0.7 of its
-    most or more, within REFINE_REACH of the card's width (a printed border's ink inside the
-    edge may step more than the card's edge on a light cloth); a line through those points
-    (the outliers, ink or a shadow's edge, dropped); the corners where the lines meet. A side
-    whose edge points do not lie on one line (within REFINE_TOL px, for REFINE_SHARE of
-    them) stays where it was: an outline found at the detection scale is a few px off at
-    full size, enough to put the corner index boxes (`_index_quads`) beside the card's ink."""
+    rounded corners), within REFINE_REACH of the card's width, the places where the grey
+    changes across it most (a local peak, 0.7 of its most or more); of the lines most of
+    the side's profiles have such a step on (`_outermost_line`), the outermost (a printed
+    border's ink inside the edge may step more than the card's edge on a light cloth; a
+    wood's grain outside steps here and there, not along a line); a line through those
+    points; the corners where the lines meet. A side with no such line stays where it was:
+    an outline found at the detection scale is a few px off at full size, enough to put the
+    corner index boxes (`_index_quads`) beside the card's ink, and a side fitted along a
+    plank's seam cuts a wedge off the card (9-12% of its width at a corner)."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     reach = max(2.0, REFINE_REACH * width)
     ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
@@ -509,9 +512,14 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
         prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
         jump = np.abs(prof[2:] - prof[:-2])
-        strong = jump >= 0.7 * jump.max(0)  # the outermost strong step: the card's edge, not
-        k = len(jump) - np.argmax(strong[::-1], 0)  # a printed border inside it
-        pts = base + ts[k][:, None] * n[None, :]
+        peak = np.zeros_like(jump, bool)
+        peak[1:-1] = (jump[1:-1] >= jump[:-2]) & (jump[1:-1] >= jump[2:])
+        strong = peak & (jump >= 0.7 * jump.max(0))
+        at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
+        pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
+        if len(pts) < REFINE_SHARE * len(us):
+            lines.append((a, d))
+            continue
         line = _line_fit(pts)
         if line is None:
             lines.append((a, d))
@@ -536,6 +544,37 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if np.abs(out - quad).max() > 2 * reach:
         return quad
     return out
+
+
+def _outermost_line(pos: np.ndarray) -> np.ndarray:
+    """Each profile's candidate (pos: (candidates, U) offsets, NaN where none) on the
+    outermost line along the side that REFINE_SHARE of the profiles have a candidate on
+    (within REFINE_TOL; lines through a candidate near each end of the side); NaN where a
+    profile has none on it, all NaN when no line is so supported."""
+    u = pos.shape[1]
+    best = np.full(u, np.nan, np.float32)
+    rows, cols = np.nonzero(np.isfinite(pos))
+    vals = pos[rows, cols]
+    first, last = cols < u // 3, cols >= u - u // 3
+    if not first.any() or not last.any():
+        return best
+    ci, cj = np.meshgrid(cols[first], cols[last], indexing="ij")
+    pi, pj = np.meshgrid(vals[first], vals[last], indexing="ij")
+    ci, cj, pi, pj = ci.ravel(), cj.ravel(), pi.ravel(), pj.ravel()
+    x = np.arange(u, dtype=np.float32)
+    line = pi[:, None] + (pj - pi)[:, None] * (x[None, :] - ci[:, None]) / (cj - ci)[:, None]
+    near = np.zeros(line.shape, bool)
+    for c, v in zip(cols, vals, strict=True):
+        near[:, c] |= np.abs(line[:, c] - v) <= REFINE_TOL
+    ok = near.sum(1) >= REFINE_SHARE * u
+    if not ok.any():
+        return best
+    k = int(np.argmax(np.where(ok, line.mean(1), -np.inf)))
+    for c, v in zip(cols, vals, strict=True):
+        if abs(line[k, c] - v) <= REFINE_TOL and not abs(best[c] - line[k, c]) <= abs(
+                v - line[k, c]):
+            best[c] = v
+    return best
 
 
 def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
