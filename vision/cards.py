@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,6 +76,9 @@ EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame'
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+RIM_RETRY = 0.3  # a quad whose rim is less plain than RIM_PLAIN, but this plain, is refined at
+#                  full size and its rim measured again (a card on wood grain found 2 px inside
+#                  its edge: 0.45, its true outline's 0.9)
 GAP_CLOSE = 5  # px (at DETECT_SIDE): gaps in a card's edge this wide are closed, where the
 #                narrower closing found no card
 PAPER_TINT = 0.4  # an outline found with the wider closing is paper: its tint (`_tint`) at most
@@ -82,7 +86,8 @@ STEP_TINT = 0.25  # a quad whose sides may be placed by their grey step alone (`
 #                 found with the wider closing: its median colour's tint at most (card paper
 #                 under a lamp 0.2; wood 0.3-0.6)
 SAME_QUAD_PX = 2.5  # two outlines whose corners are all this close (px at DETECT_SIDE) are one
-REFINE_REACH = 0.05  # a found card's sides are refined at full size this far (share of its width)
+REFINE_REACH = 0.08  # a found card's sides are refined at full size this far (share of its
+#                      width; 0.05 before: a side fitted askew along a wood's seam was out of reach)
 REFINE_TOL = 1.5  # px: a refined side's edge points lie this close to its line ...
 REFINE_SHARE = 0.6  # ... this many of them, or the side stays
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
@@ -488,13 +493,15 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
 
 def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """A found card's corners at the frame's full resolution: along each side (away from the
-    rounded corners) the outermost point where the grey changes across it by 0.7 of its
-    most or more, within REFINE_REACH of the card's width (a printed border's ink inside the
-    edge may step more than the card's edge on a light cloth); a line through those points
-    (the outliers, ink or a shadow's edge, dropped); the corners where the lines meet. A side
-    whose edge points do not lie on one line (within REFINE_TOL px, for REFINE_SHARE of
-    them) stays where it was: an outline found at the detection scale is a few px off at
-    full size, enough to put the corner index boxes (`_index_quads`) beside the card's ink."""
+    rounded corners), within REFINE_REACH of the card's width, the places where the grey
+    changes across it most (a local peak, 0.7 of its most or more); of the lines most of
+    the side's profiles have such a step on (`_outermost_line`), the outermost (a printed
+    border's ink inside the edge may step more than the card's edge on a light cloth; a
+    wood's grain outside steps here and there, not along a line); a line through those
+    points; the corners where the lines meet. A side with no such line stays where it was:
+    an outline found at the detection scale is a few px off at full size, enough to put the
+    corner index boxes (`_index_quads`) beside the card's ink, and a side fitted along a
+    plank's seam cuts a wedge off the card (9-12% of its width at a corner)."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     reach = max(2.0, REFINE_REACH * width)
     ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
@@ -505,9 +512,14 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
         prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
         jump = np.abs(prof[2:] - prof[:-2])
-        strong = jump >= 0.7 * jump.max(0)  # the outermost strong step: the card's edge, not
-        k = len(jump) - np.argmax(strong[::-1], 0)  # a printed border inside it
-        pts = base + ts[k][:, None] * n[None, :]
+        peak = np.zeros_like(jump, bool)
+        peak[1:-1] = (jump[1:-1] >= jump[:-2]) & (jump[1:-1] >= jump[2:])
+        strong = peak & (jump >= 0.7 * jump.max(0))
+        at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
+        pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
+        if len(pts) < REFINE_SHARE * len(us):
+            lines.append((a, d))
+            continue
         line = _line_fit(pts)
         if line is None:
             lines.append((a, d))
@@ -532,6 +544,37 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
     if np.abs(out - quad).max() > 2 * reach:
         return quad
     return out
+
+
+def _outermost_line(pos: np.ndarray) -> np.ndarray:
+    """Each profile's candidate (pos: (candidates, U) offsets, NaN where none) on the
+    outermost line along the side that REFINE_SHARE of the profiles have a candidate on
+    (within REFINE_TOL; lines through a candidate near each end of the side); NaN where a
+    profile has none on it, all NaN when no line is so supported."""
+    u = pos.shape[1]
+    best = np.full(u, np.nan, np.float32)
+    rows, cols = np.nonzero(np.isfinite(pos))
+    vals = pos[rows, cols]
+    first, last = cols < u // 3, cols >= u - u // 3
+    if not first.any() or not last.any():
+        return best
+    ci, cj = np.meshgrid(cols[first], cols[last], indexing="ij")
+    pi, pj = np.meshgrid(vals[first], vals[last], indexing="ij")
+    ci, cj, pi, pj = ci.ravel(), cj.ravel(), pi.ravel(), pj.ravel()
+    x = np.arange(u, dtype=np.float32)
+    line = pi[:, None] + (pj - pi)[:, None] * (x[None, :] - ci[:, None]) / (cj - ci)[:, None]
+    near = np.zeros(line.shape, bool)
+    for c, v in zip(cols, vals, strict=True):
+        near[:, c] |= np.abs(line[:, c] - v) <= REFINE_TOL
+    ok = near.sum(1) >= REFINE_SHARE * u
+    if not ok.any():
+        return best
+    k = int(np.argmax(np.where(ok, line.mean(1), -np.inf)))
+    for c, v in zip(cols, vals, strict=True):
+        if abs(line[k, c] - v) <= REFINE_TOL and not abs(best[c] - line[k, c]) <= abs(
+                v - line[k, c]):
+            best[c] = v
+    return best
 
 
 def _side_support(grey: np.ndarray, quad: np.ndarray, step: float) -> float:
@@ -568,11 +611,12 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s: float,
-              area_range: tuple[float, float], tried: list, cands: list, img: np.ndarray
-              ) -> None:
+              area_range: tuple[float, float], tried: list, cands: list, img: np.ndarray,
+              full_grey: Callable[[], np.ndarray]) -> None:
     """The card outlines a region's contour gives (at the detection scale `s`), each
     snapped to the card's edge and checked (card-shaped, its edge all round), into `cands`
-    (full-size, with its rim's plainness); quads in `tried` are not checked twice."""
+    (full-size, with its rim's plainness; a rim not plain is measured again on the outline
+    refined at full size, `full_grey()`); quads in `tried` are not checked twice."""
     area = cv2.contourArea(c)
     lo, hi = area_range
     if not lo <= area <= hi:
@@ -600,8 +644,16 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
             continue
         if _side_support(grey, q, step) < MIN_SUPPORT:
             continue
-        full = q / s
-        cands.append(Outline(full.astype(np.float32), _rim_plain(img, full)))
+        full = (q / s).astype(np.float32)
+        rim = _rim_plain(img, full)
+        if RIM_RETRY <= rim < RIM_PLAIN:  # a rim not plain: the outline a few px off (its
+            # band on the cloth or the edge), or a card partly covered; refined at full size
+            fine = _order(_refine(full_grey(), full))
+            again = _rim_plain(img, fine)
+            if (again > rim and ASPECT[0] <= _aspect(fine) <= ASPECT[1]
+                    and _skew(fine) <= MAX_SKEW):
+                full, rim = fine, again
+        cands.append(Outline(full, rim))
 
 
 def find_cards(img: np.ndarray) -> list[Outline]:
@@ -629,11 +681,18 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
+    grey_at: list[np.ndarray] = []
+
+    def full_grey() -> np.ndarray:  # the frame's grey at full size, made once when needed
+        if not grey_at:
+            grey_at.append(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32))
+        return grey_at[0]
+
     cands: list[Outline] = []
     tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
     #                               give the same quad: it is snapped and checked once)
     for c in contours:
-        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
     # a card's edge on a cloth nearly as light as it can break here and there (a ring not
     # closed): the edges closed wider, where no card was found yet; an outline found so must
     # hold paper, mostly (the wider-closed grain of a wood makes card-shaped patches of wood,
@@ -650,7 +709,7 @@ def find_cards(img: np.ndarray) -> list[Outline]:
                 q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
                 for q in found):
             continue
-        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img)
+        _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
     cands[known:] = [o for o in cands[known:]
                      if _tint(img, o) <= PAPER_TINT and _tint(img, o, 50) <= STEP_TINT]
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
@@ -667,9 +726,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         if any(max(_inside(o.quad, k.quad), _inside(k.quad, o.quad)) > 0.5 for k in out):
             continue
         out.append(o)
-    full = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) if out else None
     for o in out:
-        o.quad = _order(_refine(full, o.quad))
+        o.quad = _order(_refine(full_grey(), o.quad))
     return out
 
 
