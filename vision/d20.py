@@ -22,7 +22,8 @@ Steps, on an image pyramid (as `vision.numerals`):
    faces of one die that can each be the top, as far from the nadir, are both abstained
    on. Without it (`_without_nadir`) the camera may be tipped up to MAX_TILT any way: a
    face is read only where no side face can face the camera as it does, which is almost
-   nowhere (a photograph's dice need the nadir told from the picture).
+   nowhere; so with no nadir given it is told from the picture where three dice and more
+   show it (`_frame_nadir`: each die's body reaches from its top face towards the nadir).
 3. **The number**: a d20 prints each number upright towards one corner; the ink is turned
    so each corner in turn points up and matched with the numbers drawn in several fonts
    (6 and 9 with their bar) and the Rugen die's printed faces. The best Rugen number must
@@ -38,7 +39,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage
-from vision.nadir import Nadir
+from vision.nadir import Nadir, locate, toward
 from vision.numerals import (
     GLYPH_PX,
     HAT,
@@ -280,7 +281,107 @@ def read_d20(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadin
     face is then told from a side face by the vertical; without it, by the picture's middle
     and how squarely each face faces the camera."""
     faces, _ = _faces(image)
+    if nadir is None:
+        nadir = _frame_nadir(image, faces)
     return _choose(image, faces, nadir)
+
+
+#: the nadir told from the picture's dice (`_frame_nadir`)
+FRAME_DICE = 3  # least dice whose lines must agree (two lines always meet: no check)
+SIL_NOISE = 1.5  # px: how far off a die's silhouette's middle and a face's centre are found
+SIL_SIDE = 32.0  # px: the silhouette is found in a window scaled so a face's side is this
+FRAME_SPREAD = 3.0  # the nadir's spread given: this many of `locate`'s standard errors
+
+
+def _frame_nadir(image: np.ndarray, faces: list[ObjectReading]) -> Nadir | None:
+    """The camera's nadir told from the dice in the picture (a photograph; a table not yet
+    calibrated): a die's body reaches from its top face towards the nadir (its top is the
+    highest point, and a camera sees what is higher displaced away from the nadir), so the
+    line from a face's centre to its die's silhouette's middle (`_silhouette`) is the image
+    of a vertical (`vision.nadir.toward`) for its top face, and for the faces beside it in
+    the plane of the line of sight; faces across it miss. Where the lines of at least
+    FRAME_DICE dice agree (`vision.nadir.locate`), the nadir with FRAME_SPREAD of its
+    standard error as its spread; else None (one or two dice: any two lines meet)."""
+    dice = _dice(faces)
+    if len(dice) < FRAME_DICE:
+        return None
+    lines = []
+    for g, idx in enumerate(dice):
+        seed = max(idx, key=lambda i: (_facing(faces[i].corners), faces[i].size_px))
+        mid = _silhouette(image, faces[seed])
+        if mid is None:
+            continue
+        for i in idx:
+            if math.hypot(*(mid - np.asarray(faces[i].center))) >= 2 * SIL_NOISE:
+                lines.append(toward(faces[i].center, mid, g, SIL_NOISE))
+    found = locate(lines)
+    if found is None or found.dice < FRAME_DICE:
+        return None
+    return Nadir(found.point, FRAME_SPREAD * found.spread, found.dice, found.lines)
+
+
+def _dice(faces: list[ObjectReading]) -> list[list[int]]:
+    """The faces found grouped by die (`_same_die`, joined through each other)."""
+    group = list(range(len(faces)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(len(faces)):
+        for j in range(i + 1, len(faces)):
+            if _same_die(faces[i], faces[j]):
+                group[root(i)] = root(j)
+    out: dict[int, list[int]] = {}
+    for i in range(len(faces)):
+        out.setdefault(root(i), []).append(i)
+    return list(out.values())
+
+
+def _silhouette(image: np.ndarray, rd: ObjectReading) -> np.ndarray | None:
+    """The middle (x, y) of the die's outline round a face found, by GrabCut in a window
+    1.6 sides round it scaled so the side is SIL_SIDE px: the face (0.8 of the way to its
+    corners) sure die, beyond 1.45 sides sure surround. None where the window leaves the
+    frame, the die is not parted from its surround (it runs to 1.4 sides) or its outline is
+    no d20's round that face (1.2-3.5 squared sides)."""
+    tri = np.asarray(rd.corners, np.float64)
+    c = tri.mean(0)
+    side = float(rd.size_px)
+    reach = 1.6 * side
+    h, w = image.shape[:2]
+    x0, y0 = int(math.floor(c[0] - reach)), int(math.floor(c[1] - reach))
+    x1, y1 = int(math.ceil(c[0] + reach)), int(math.ceil(c[1] + reach))
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return None
+    win = image[y0:y1, x0:x1]
+    if side > SIL_SIDE:
+        win = cv2.resize(win, None, fx=SIL_SIDE / side, fy=SIL_SIDE / side,
+                         interpolation=cv2.INTER_AREA)
+    sc = win.shape[1] / (x1 - x0)
+    cw = (c + 0.5 - [x0, y0]) * sc
+    mask = np.full(win.shape[:2], cv2.GC_PR_BGD, np.uint8)
+    yy, xx = np.mgrid[0:win.shape[0], 0:win.shape[1]]
+    d = np.hypot(xx + 0.5 - cw[0], yy + 0.5 - cw[1]) / sc
+    mask[d <= 0.9 * side] = cv2.GC_PR_FGD
+    mask[d >= 1.45 * side] = cv2.GC_BGD
+    inner = (c + (tri - c) * 0.8 + 0.5 - [x0, y0]) * sc - 0.5
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), cv2.GC_FGD)
+    try:
+        cv2.grabCut(win, mask, None, np.zeros((1, 65)), np.zeros((1, 65)), 3,
+                    cv2.GC_INIT_WITH_MASK)
+    except cv2.error:
+        return None
+    fg = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
+    _, lab = cv2.connectedComponents(fg, connectivity=4)
+    iy, ix = min(int(cw[1]), fg.shape[0] - 1), min(int(cw[0]), fg.shape[1] - 1)
+    die = lab == lab[iy, ix]
+    if not fg[iy, ix] or die[d >= 1.4 * side].any():
+        return None
+    m = cv2.moments(die.astype(np.uint8), True)
+    if not 1.2 <= m["m00"] / sc ** 2 / side ** 2 <= 3.5:
+        return None
+    return (np.array([m["m10"], m["m01"]]) / m["m00"] + 0.5) / sc - 0.5 + [x0, y0]
 
 
 def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None

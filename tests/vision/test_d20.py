@@ -352,3 +352,32 @@ def test_two_faces_of_a_die_as_far_from_the_nadir_are_not_read():
           23261257)
     assert res.confident_errors == 0, res.errors
     assert res.right >= 1, res.summary()
+
+
+@pytest.mark.parametrize("seed", [23261156, 23261164, 23261258])
+def test_the_nadir_is_told_from_three_dice_in_the_picture(seed):
+    """Dev frames of three dice, no nadir given: each die's body reaches from its top face
+    towards the nadir; the lines from its faces to its silhouette's middle meet within the
+    nadir's stated spread of the camera's true nadir, and with it the dice are read, none
+    wrong (before, with the nadir unknown, none could be told from a side face)."""
+    from vision.d20 import _faces, _frame_nadir
+
+    scene = _bench_scene(seed)
+    faces, _ = _faces(scene.image)
+    nadir = _frame_nadir(scene.image, faces)
+    assert nadir is not None and nadir.dice == 3
+    assert np.hypot(*(np.array(nadir.point) - scene.nadir)) <= nadir.spread, nadir
+    res = KindResult("test")
+    score(res, scene.dice, read_d20(scene.image), scene.hard, seed)
+    assert res.confident_errors == 0, res.errors
+    assert res.right >= 2, res.summary()
+
+
+def test_one_or_two_dice_tell_no_nadir():
+    """Two lines always meet: with fewer than three dice the picture tells no nadir."""
+    from vision.d20 import _faces, _frame_nadir
+
+    for seed in (23261127, 23261206):  # two and three dice, two of them found
+        scene = _bench_scene(seed)
+        faces, _ = _faces(scene.image)
+        assert _frame_nadir(scene.image, faces) is None
