@@ -451,8 +451,9 @@ def _with_nadir(image: np.ndarray, rd: ObjectReading, nadir: Nadir) -> ObjectRea
         return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of sight,"
                         f" {AWAY_FACING} needed): a side face tilted away from the camera")
     if not _can_be_top(rd, nadir, (image.shape[1], image.shape[0])):
-        return _abstain(rd, f"a side face: seen more aslant ({k:.2f} of its breadth) than a "
-                        "top face is where its line of sight is")
+        return _abstain(rd, f"a side face: seen {k:.2f} of its breadth across the line of "
+                        "sight, as no top face is where its line of sight is (more aslant "
+                        "than the most, or more squarely than the least, the camera allows)")
     miss = _towards_nadir(rd, k, axis, nadir)
     if miss is not None:
         return _abstain(rd, f"a side face: squashed {miss:.0f} degrees off the way to the "
@@ -484,7 +485,28 @@ def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool
     angle), within FACING_ERR (its corners' error)."""
     k = _facing(rd.corners)
     most = _sight_from_vertical(rd.center, nadir, frame)
-    return k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+    least = _sight_least(rd.center, nadir, frame)
+    return (k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+            and k <= math.cos(math.radians(least)) + FACING_ERR)
+
+
+def _sight_least(p, nadir: Nadir, frame: tuple[int, int]) -> float:
+    """The least the line of sight to image point p can be from the vertical (degrees):
+    over the cameras a calibrated table allows (`Nadir.cameras`, as `_sight_from_vertical`),
+    less each one's nadir's error; 0 where they are not known (a focal length unbounded
+    above sees every point along the vertical). A top face is seen this far aslant at least:
+    a face facing the camera more squarely is a side face."""
+    w, h = frame
+    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
+    cams = cams[cams[:, 2] >= F_MIN * max(w, h)]
+    if not len(cams):
+        return 0.0
+    pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
+    ray_p = np.hstack([np.asarray(p, float) - pp, f])
+    ray_n = np.hstack([q - pp, f])
+    cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1) * np.linalg.norm(ray_n, axis=1))
+    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)) - np.arctan2(err, f[:, 0]))
+    return float(max(0.0, ang.min()))
 
 
 FACING_ERR = 0.04  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)

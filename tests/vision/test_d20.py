@@ -401,3 +401,40 @@ def test_a_bare_6_or_9_is_read_or_abstained_never_taken_for_the_other():
             assert labels in ([], [want]), (number, turn, labels)
             right += labels == [want]
     assert right >= 5, right
+
+
+def test_a_face_facing_the_camera_more_squarely_than_a_top_face_can_is_no_top_face():
+    """A table's camera tipped 30 degrees (its markers' homography known): at the picture's
+    middle the line of sight is 30 degrees from the vertical whichever camera the markers
+    allow, so a top face there is seen about 30 degrees aslant. A face facing the camera
+    squarely there is a side face; one squashed as a top face is can be the top."""
+    import math
+
+    from vision.d20 import _can_be_top, _sight_from_vertical, _sight_least
+    from vision.geometry import TableGeometry
+    from vision.nadir import from_homography
+    from vision.objects import ObjectReading
+
+    w, h, f = 1640, 1232, 1400.0
+    t = math.radians(30.0)
+    turn = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
+
+    def project(pts):
+        q = np.stack([pts[:, 0], pts[:, 1], 800.0 - pts[:, 2]], 1) @ turn.T
+        return np.array([w / 2, h / 2]) + f * q[:, :2] / q[:, 2:3]
+
+    felt = np.array([[-450, -300, 0], [450, -300, 0], [450, 300, 0], [-450, 300, 0]], float)
+    seen = project(felt) + np.random.default_rng(3).normal(0, 0.5, (4, 2))
+    nadir = from_homography(TableGeometry.from_corners(seen, (900.0, 600.0)), (w, h),
+                            pp_share=0.03)
+    mid = (w / 2, h / 2)
+    least, most = _sight_least(mid, nadir, (w, h)), _sight_from_vertical(mid, nadir, (w, h))
+    assert least <= 30.0 <= most and least >= 20.0
+    eq = np.array([[0.0, -2.0], [math.sqrt(3), 1.0], [-math.sqrt(3), 1.0]]) * 25
+
+    def face(squash):  # squashed towards the nadir (straight down the picture)
+        return ObjectReading("d20", "1d", 0.9, mid, (eq * [1.0, squash] + mid).tolist(), 0.0,
+                             75.0)
+
+    assert not _can_be_top(face(1.0), nadir, (w, h))
+    assert _can_be_top(face(math.cos(math.radians(30.0))), nadir, (w, h))
