@@ -17,9 +17,13 @@ Steps, on an image pyramid (as `vision.numerals`):
    the vertical tells the top from a side face facing the camera as squarely. With the
    nadir (`_with_nadir`) a face is read when it is squashed towards it, not 41.8 degrees
    aslant, and its line of sight cannot be so far from the vertical that a side face next
-   to the top faces the camera as it does (or the body beyond it says it is no side face);
-   without it (`_without_nadir`) only when it faces the camera within about 21 degrees and
-   more squarely than the die's other faces found.
+   to the top faces the camera as it does (or the body beyond it says it is no side face;
+   a calibrated table's nadir bounds that angle over the cameras its markers allow); two
+   faces of one die that can each be the top, as far from the nadir, are both abstained
+   on. Without it (`_without_nadir`) the camera may be tipped up to MAX_TILT any way: a
+   face is read only where no side face can face the camera as it does, which is almost
+   nowhere; so with no nadir given it is told from the picture where three dice and more
+   show it (`_frame_nadir`: each die's body reaches from its top face towards the nadir).
 3. **The number**: a d20 prints each number upright towards one corner; the ink is turned
    so each corner in turn points up and matched with the numbers drawn in several fonts
    (6 and 9 with their bar) and the Rugen die's printed faces. The best Rugen number must
@@ -35,7 +39,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage
-from vision.nadir import Nadir
+from vision.nadir import Nadir, locate, toward
 from vision.numerals import (
     GLYPH_PX,
     HAT,
@@ -277,7 +281,107 @@ def read_d20(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadin
     face is then told from a side face by the vertical; without it, by the picture's middle
     and how squarely each face faces the camera."""
     faces, _ = _faces(image)
+    if nadir is None:
+        nadir = _frame_nadir(image, faces)
     return _choose(image, faces, nadir)
+
+
+#: the nadir told from the picture's dice (`_frame_nadir`)
+FRAME_DICE = 3  # least dice whose lines must agree (two lines always meet: no check)
+SIL_NOISE = 1.5  # px: how far off a die's silhouette's middle and a face's centre are found
+SIL_SIDE = 32.0  # px: the silhouette is found in a window scaled so a face's side is this
+FRAME_SPREAD = 3.0  # the nadir's spread given: this many of `locate`'s standard errors
+
+
+def _frame_nadir(image: np.ndarray, faces: list[ObjectReading]) -> Nadir | None:
+    """The camera's nadir told from the dice in the picture (a photograph; a table not yet
+    calibrated): a die's body reaches from its top face towards the nadir (its top is the
+    highest point, and a camera sees what is higher displaced away from the nadir), so the
+    line from a face's centre to its die's silhouette's middle (`_silhouette`) is the image
+    of a vertical (`vision.nadir.toward`) for its top face, and for the faces beside it in
+    the plane of the line of sight; faces across it miss. Where the lines of at least
+    FRAME_DICE dice agree (`vision.nadir.locate`), the nadir with FRAME_SPREAD of its
+    standard error as its spread; else None (one or two dice: any two lines meet)."""
+    dice = _dice(faces)
+    if len(dice) < FRAME_DICE:
+        return None
+    lines = []
+    for g, idx in enumerate(dice):
+        seed = max(idx, key=lambda i: (_facing(faces[i].corners), faces[i].size_px))
+        mid = _silhouette(image, faces[seed])
+        if mid is None:
+            continue
+        for i in idx:
+            if math.hypot(*(mid - np.asarray(faces[i].center))) >= 2 * SIL_NOISE:
+                lines.append(toward(faces[i].center, mid, g, SIL_NOISE))
+    found = locate(lines)
+    if found is None or found.dice < FRAME_DICE:
+        return None
+    return Nadir(found.point, FRAME_SPREAD * found.spread, found.dice, found.lines)
+
+
+def _dice(faces: list[ObjectReading]) -> list[list[int]]:
+    """The faces found grouped by die (`_same_die`, joined through each other)."""
+    group = list(range(len(faces)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(len(faces)):
+        for j in range(i + 1, len(faces)):
+            if _same_die(faces[i], faces[j]):
+                group[root(i)] = root(j)
+    out: dict[int, list[int]] = {}
+    for i in range(len(faces)):
+        out.setdefault(root(i), []).append(i)
+    return list(out.values())
+
+
+def _silhouette(image: np.ndarray, rd: ObjectReading) -> np.ndarray | None:
+    """The middle (x, y) of the die's outline round a face found, by GrabCut in a window
+    1.6 sides round it scaled so the side is SIL_SIDE px: the face (0.8 of the way to its
+    corners) sure die, beyond 1.45 sides sure surround. None where the window leaves the
+    frame, the die is not parted from its surround (it runs to 1.4 sides) or its outline is
+    no d20's round that face (1.2-3.5 squared sides)."""
+    tri = np.asarray(rd.corners, np.float64)
+    c = tri.mean(0)
+    side = float(rd.size_px)
+    reach = 1.6 * side
+    h, w = image.shape[:2]
+    x0, y0 = int(math.floor(c[0] - reach)), int(math.floor(c[1] - reach))
+    x1, y1 = int(math.ceil(c[0] + reach)), int(math.ceil(c[1] + reach))
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return None
+    win = image[y0:y1, x0:x1]
+    if side > SIL_SIDE:
+        win = cv2.resize(win, None, fx=SIL_SIDE / side, fy=SIL_SIDE / side,
+                         interpolation=cv2.INTER_AREA)
+    sc = win.shape[1] / (x1 - x0)
+    cw = (c + 0.5 - [x0, y0]) * sc
+    mask = np.full(win.shape[:2], cv2.GC_PR_BGD, np.uint8)
+    yy, xx = np.mgrid[0:win.shape[0], 0:win.shape[1]]
+    d = np.hypot(xx + 0.5 - cw[0], yy + 0.5 - cw[1]) / sc
+    mask[d <= 0.9 * side] = cv2.GC_PR_FGD
+    mask[d >= 1.45 * side] = cv2.GC_BGD
+    inner = (c + (tri - c) * 0.8 + 0.5 - [x0, y0]) * sc - 0.5
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), cv2.GC_FGD)
+    try:
+        cv2.grabCut(win, mask, None, np.zeros((1, 65)), np.zeros((1, 65)), 3,
+                    cv2.GC_INIT_WITH_MASK)
+    except cv2.error:
+        return None
+    fg = ((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD)).astype(np.uint8)
+    _, lab = cv2.connectedComponents(fg, connectivity=4)
+    iy, ix = min(int(cw[1]), fg.shape[0] - 1), min(int(cw[0]), fg.shape[1] - 1)
+    die = lab == lab[iy, ix]
+    if not fg[iy, ix] or die[d >= 1.4 * side].any():
+        return None
+    m = cv2.moments(die.astype(np.uint8), True)
+    if not 1.2 <= m["m00"] / sc ** 2 / side ** 2 <= 3.5:
+        return None
+    return (np.array([m["m10"], m["m01"]]) / m["m00"] + 0.5) / sc - 0.5 + [x0, y0]
 
 
 def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None
@@ -306,16 +410,25 @@ def _choose(image: np.ndarray, faces: list[ObjectReading], nadir: Nadir | None
         mates = [j for j, o in enumerate(faces) if j != i and _same_die(o, rd)]
         if not can[i] and any(can[m] or (far[m], -m) > (far[i], -i) for m in mates):
             continue  # a side face of a die another of whose faces found is (more) its top
-        if any(_outside_of(np.asarray(o.center), c, ref, o.size_px, rd.size_px)
+        if any(_outside_of(np.asarray(o.center), c, ref, o.size_px, rd.size_px, FARTHER)
                for j, o in enumerate(faces) if j != i and can[j]):
             continue
-        if rd.label is not None and nadir is not None:
+        tied = [m for m in mates if can[m] and not _outside_of(
+            c, np.asarray(faces[m].center), ref, rd.size_px, faces[m].size_px, FARTHER)]
+        if rd.label is not None and nadir is not None and tied:
+            rd = _abstain(rd, "perhaps a side face: another face of its die that can be the "
+                          f"top lies as far from the nadir (within {FARTHER} of a side)")
+        elif rd.label is not None and nadir is not None:
             rd = _with_nadir(image, rd, nadir)
         elif rd.label is not None:
             rd = _without_nadir(image, rd, ref, [faces[m] for m in mates])
         kept.append(rd)
     return kept
 
+
+FARTHER = 0.1  # of a side: a die's top face lies farther from the nadir than a side face
+#               that can look like it (one towards the nadir: 0.27 of a side and more; the
+#               face centres found are a few px off)
 
 SIDE_TILT = math.degrees(math.acos(math.sqrt(5) / 3))  # 41.8: a d20's faces' normals apart
 F_MIN = 0.5  # the shortest focal length taken, in the frame's longer sides (90 degrees)
@@ -338,8 +451,9 @@ def _with_nadir(image: np.ndarray, rd: ObjectReading, nadir: Nadir) -> ObjectRea
         return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of sight,"
                         f" {AWAY_FACING} needed): a side face tilted away from the camera")
     if not _can_be_top(rd, nadir, (image.shape[1], image.shape[0])):
-        return _abstain(rd, f"a side face: seen more aslant ({k:.2f} of its breadth) than a "
-                        "top face is where its line of sight is")
+        return _abstain(rd, f"a side face: seen {k:.2f} of its breadth across the line of "
+                        "sight, as no top face is where its line of sight is (more aslant "
+                        "than the most, or more squarely than the least, the camera allows)")
     miss = _towards_nadir(rd, k, axis, nadir)
     if miss is not None:
         return _abstain(rd, f"a side face: squashed {miss:.0f} degrees off the way to the "
@@ -371,10 +485,31 @@ def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool
     angle), within FACING_ERR (its corners' error)."""
     k = _facing(rd.corners)
     most = _sight_from_vertical(rd.center, nadir, frame)
-    return k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+    least = _sight_least(rd.center, nadir, frame)
+    return (k >= AWAY_FACING and k >= math.cos(math.radians(most)) - FACING_ERR
+            and k <= math.cos(math.radians(least)) + FACING_ERR)
 
 
-FACING_ERR = 0.05  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
+def _sight_least(p, nadir: Nadir, frame: tuple[int, int]) -> float:
+    """The least the line of sight to image point p can be from the vertical (degrees):
+    over the cameras a calibrated table allows (`Nadir.cameras`, as `_sight_from_vertical`),
+    less each one's nadir's error; 0 where they are not known (a focal length unbounded
+    above sees every point along the vertical). A top face is seen this far aslant at least:
+    a face facing the camera more squarely is a side face."""
+    w, h = frame
+    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
+    cams = cams[cams[:, 2] >= F_MIN * max(w, h)]
+    if not len(cams):
+        return 0.0
+    pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
+    ray_p = np.hstack([np.asarray(p, float) - pp, f])
+    ray_n = np.hstack([q - pp, f])
+    cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1) * np.linalg.norm(ray_n, axis=1))
+    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)) - np.arctan2(err, f[:, 0]))
+    return float(max(0.0, ang.min()))
+
+
+FACING_ERR = 0.04  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
 
 
 def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
@@ -396,12 +531,25 @@ def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
 
 
 def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
-    """The most the line of sight to image point p can be from the vertical (degrees): the
-    angle between the rays through p and through the nadir, at the shortest focal length
-    taken (F_MIN, or the shortest the camera can have when the nadir knows it: a calibrated
-    table's, `Nadir.focal_min`) or the camera's own when the nadir knows it (`Nadir.focal`),
-    the principal point in the frame's middle, the nadir anywhere within its spread."""
+    """The most the line of sight to image point p can be from the vertical (degrees).
+    Where the nadir knows the cameras its table allows (`Nadir.cameras`, a calibrated
+    table's), over those of them with a focal length of F_MIN and more: for each, the angle
+    between the rays through p and through that camera's own nadir (plus its error), the
+    principal point the camera's. Else the angle between the rays through p and through the
+    nadir anywhere within its spread, at the shortest focal length taken (F_MIN, or the
+    shortest the camera can have when the nadir knows it, `Nadir.focal_min`) or the camera's
+    own when the nadir knows it (`Nadir.focal`), the principal point in the frame's middle."""
     w, h = frame
+    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
+    cams = cams[cams[:, 2] >= F_MIN * max(w, h)]
+    if len(cams):
+        pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
+        ray_p = np.hstack([np.asarray(p, float) - pp, f])
+        ray_n = np.hstack([q - pp, f])
+        cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1)
+                                         * np.linalg.norm(ray_n, axis=1))
+        ang = np.degrees(np.arccos(np.clip(cos, -1, 1)) + np.arctan2(err, f[:, 0]))
+        return float(ang.max())
     f = nadir.focal or max(F_MIN * max(w, h), nadir.focal_min or 0.0)
     ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
     ray_p /= np.linalg.norm(ray_p)
@@ -415,6 +563,24 @@ def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
     return most
 
 
+MAX_TILT = 30.0  # degrees: the most a camera's axis is taken to be tipped from the vertical
+#                  when its nadir is not known (the cameras read for: straight down or tilted
+#                  up to about 30 degrees; the scenes draw up to 30)
+PP_BOX = 0.1  # the principal point anywhere within this share of the frame's width and
+#               height of its middle (as far as the scenes draw it; `vision.nadir.PP_SHARE`)
+
+
+def _sight_unknown(p, frame: tuple[int, int]) -> float:
+    """The most the line of sight to image point p can be from the vertical (degrees) with
+    the camera's nadir unknown: its angle from the camera's axis at the shortest focal
+    length taken (F_MIN) with the principal point anywhere within PP_BOX of the middle,
+    plus MAX_TILT (the vertical anywhere within MAX_TILT of the axis)."""
+    w, h = frame
+    dx = abs(p[0] - w / 2) + PP_BOX * w
+    dy = abs(p[1] - h / 2) + PP_BOX * h
+    return math.degrees(math.atan2(math.hypot(dx, dy), F_MIN * max(w, h))) + MAX_TILT
+
+
 def _without_nadir(image: np.ndarray, rd: ObjectReading, mid: np.ndarray,
                    mates: list[ObjectReading]) -> ObjectReading:
     """A face read with the nadir unknown (the picture's middle, `mid`, stands for it):
@@ -422,6 +588,14 @@ def _without_nadir(image: np.ndarray, rd: ObjectReading, mid: np.ndarray,
     other faces found, the body not reaching beyond it as far as a top face would."""
     k = _facing(rd.corners)
     rival = max((_facing(o.corners) for o in mates), default=0.0)
+    most = _sight_unknown(rd.center, (image.shape[1], image.shape[0]))
+    tilt = math.degrees(math.acos(min(1.0, k)))
+    if most > SIDE_TILT - tilt - SIGHT_MARGIN:
+        # a side face next to the top faces the camera within `tilt` where the line of sight
+        # is SIDE_TILT - tilt from the vertical: with the nadir unknown, that may be so here
+        return _abstain(rd, f"perhaps a side face: with the camera's nadir unknown its line "
+                        f"of sight may be {most:.0f} degrees from the vertical, where a side "
+                        f"face faces the camera within {tilt:.0f} degrees as this one does")
     if k < TOP_FACING:
         return _abstain(rd, f"seen too aslant ({k:.2f} of its breadth across the line of "
                         f"sight, {TOP_FACING} needed) to tell the top face from a side face "
@@ -607,14 +781,17 @@ def _squash(corners) -> tuple[float, np.ndarray]:
     return float(sv[1] / max(sv[0], 1e-9)), u[:, 1]
 
 
-def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float) -> bool:
+def _outside_of(a: np.ndarray, b: np.ndarray, mid: np.ndarray, sa: float, sb: float,
+                margin: float = 0.0) -> bool:
     """Whether face a (side sa) is face b's die's top face and b a side of it: within one
-    and a half sides, alike in size, a farther from the picture's middle."""
+    and a half sides, alike in size, a farther from the nadir (`mid`) by more than `margin`
+    of a side, along the way from the nadir to b."""
     d = a - b
     dist = float(np.hypot(*d))
     if dist > 1.5 * max(sa, sb) or not 1 / 1.6 < sa / sb < 1.6:
         return False
-    return float(np.dot(d, b - mid)) > 0
+    out = b - mid
+    return float(np.dot(d, out)) > margin * max(sa, sb) * float(np.hypot(*out))
 
 
 def _ink_is_dark(grey: np.ndarray, tri: np.ndarray) -> bool:

@@ -67,6 +67,10 @@ class Nadir:
     focal: float | None = None
     #: the shortest focal length (px) the camera can have, when known (`from_homography`)
     focal_min: float | None = None
+    #: the cameras allowed, when known (`from_homography`): (principal point x, y, focal
+    #: length, the nadir's x, y, how far that nadir may be off), px each; a reader bounds
+    #: angles over them rather than over the point, spread and shortest focal length apart
+    cameras: tuple[tuple[float, float, float, float, float, float], ...] = ()
 
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
@@ -209,6 +213,7 @@ PP_STEPS = 11  # principal points tried across that box, each way
 F_FIXED = 0.1  # `focal` is given when the focal lengths allowed are within this share of it
 CHI2 = 13.8  # a camera is allowed while the two equations miss by at most this chi^2
 #              (two degrees of freedom, 99.9%)
+CAMERA_STEPS = 5  # focal lengths kept per principal point in `Nadir.cameras`, ends included
 FAR_TILT = 80.0  # degrees: a camera tipped this far sees the table edge on
 
 
@@ -259,7 +264,7 @@ def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOI
     f_all = np.geomspace(*F_RANGE, 400)
     w_all = f_all ** -2
     steps = np.linspace(-pp_share, pp_share, PP_STEPS) if pp_share > 0 else np.zeros(1)
-    nadirs, radii, focals = [], [], []
+    nadirs, radii, focals, cameras = [], [], [], []
     half = np.array([w_px, h_px]) * (steps[1] - steps[0] if len(steps) > 1 else 0.0) / 2
     for sx in steps:
         for sy in steps:
@@ -302,6 +307,14 @@ def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOI
                 nadirs.append(pp + scale * v * f ** 2)
                 radii.append(scale * 3 * sd_v * noise_px * f ** 2)
             focals += [near, far]
+            # the cameras of this principal point: focal lengths across its range, each with
+            # its own nadir (they move together: the nadir's distance grows with f^2), off by
+            # the horizon's error and the principal point's half grid step
+            for f in np.geomspace(near, far, CAMERA_STEPS):
+                q = pp + scale * v * f ** 2
+                cameras.append((float(pp[0]), float(pp[1]), float(scale * f), float(q[0]),
+                                float(q[1]), float(scale * 3 * sd_v * noise_px * f ** 2
+                                                   + np.hypot(*half))))
     if not nadirs:
         return None
     pts = np.array(nadirs)
@@ -312,7 +325,7 @@ def from_homography(geometry, frame_size: tuple[int, int], noise_px: float = NOI
     f_mid = (f_lo + f_hi) / 2
     return Nadir((float(point[0]), float(point[1])), spread,
                  focal=scale * f_mid if f_hi - f_lo <= 2 * F_FIXED * f_mid else None,
-                 focal_min=scale * f_lo)
+                 focal_min=scale * f_lo, cameras=tuple(cameras))
 
 
 def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:

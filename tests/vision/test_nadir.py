@@ -244,3 +244,32 @@ def test_the_shortest_focal_length_allowed_is_no_longer_than_the_cameras():
         project, _ = _camera(20.0, 60.0, f_share * W, pp=(W / 2, H / 2))
         got = from_homography(_table_geometry(project, np.random.default_rng(2)), (W, H))
         assert got is not None and got.focal_min <= f_share * W * 1.01
+
+
+@pytest.mark.parametrize("tilt, towards, f_share", TILTS)
+def test_the_cameras_a_table_allows_bound_the_line_of_sight(tilt, towards, f_share):
+    """The cameras a calibrated table allows (`Nadir.cameras`: each principal point with its
+    own focal lengths and nadir) bound how far the line of sight to a point may be from the
+    vertical: never below the true angle, and tighter than the nadir's point, spread and
+    shortest focal length taken apart (the principal point 3% off and unknown)."""
+    import dataclasses
+
+    from vision.d20 import _sight_from_vertical
+    from vision.nadir import from_homography
+
+    rng = np.random.default_rng(int(tilt * 7 + towards) + 1)
+    f = f_share * W
+    pp = np.array([W * 0.53, H * 0.47])
+    project, truth = _camera(tilt, towards, f, height=700.0 * f / W / 0.8, pp=tuple(pp))
+    got = from_homography(_table_geometry(project, rng), (W, H), pp_share=0.03)
+    assert got.cameras
+    apart = dataclasses.replace(got, cameras=())
+    for p in ((100.0, 100.0), (W / 2, H / 2), (W - 150.0, 300.0), (800.0, H - 100.0)):
+        ray_p = np.array([p[0] - pp[0], p[1] - pp[1], f])
+        ray_n = np.array([truth[0] - pp[0], truth[1] - pp[1], f])
+        true = math.degrees(math.acos(ray_p @ ray_n / np.linalg.norm(ray_p)
+                                      / np.linalg.norm(ray_n)))
+        bound = _sight_from_vertical(p, got, (W, H))
+        assert true <= bound + 1e-6 <= _sight_from_vertical(p, apart, (W, H)) + 1e-6
+    middle = (W / 2, H / 2)
+    assert _sight_from_vertical(middle, got, (W, H)) < _sight_from_vertical(middle, apart, (W, H))
