@@ -174,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--elsewhere", action="store_true",
                     help="cards: each deck learned on one table, read on another")
     ap.add_argument("--nadir", nargs="?", const="scene", choices=["scene", "table"],
-                    help="d20: each frame read with its camera's nadir given, not told from "
+                    help="d20, pips: each frame read with its camera's nadir given, not told from "
                          "the picture: the scene's own (scene, the default), or what a table "
                          "calibrated by its markers knows (table)")
     args = ap.parse_args(argv)
-    if args.nadir and args.kind != "d20":
-        ap.error("--nadir is for --kind d20")
+    if args.nadir and args.kind not in ("d20", "pips"):
+        ap.error("--nadir is for --kind d20 and pips")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     out = {}
