@@ -12,9 +12,9 @@ import pytest
 
 from app.readers import kind_reader
 from vision.d20 import read_d20
-from vision.pips import read_pips
 from vision.demo import DemoCamera
 from vision.demo_kinds import F_PX, FRAME, KindScene
+from vision.pips import read_pips
 from vision.scenes_common import View
 from vision.synthetic import DieSpec
 
