@@ -73,6 +73,7 @@ PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+DIAGONAL_ON = 0.3  # a spot this near (of a two's pips' distance) where its diagonal runs on
 EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
 EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
 EDGE_NONE = 0.15  # a face whose colour ends round less of its outline than this is read only
@@ -680,6 +681,17 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     if (n <= 3 and not squeezed
             and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3))):
         return None
+    # a two may be a corner and the centre of a richer face seen at a slant (its grid
+    # foreshortened, so its other pips lie off the two's grid carried on): the face's
+    # opposite corner then lies where the two's diagonal runs on, a spacing past a pip (a
+    # side face's pips lie beyond an edge, not there: session 14, a five read as a two)
+    if n == 2:
+        a, b = (np.array([p.x, p.y]) for p in spots)
+        cut_at = np.array([[p.x, p.y] for p in cut]).reshape(-1, 2)
+        ends = np.stack([2 * a - b, 2 * b - a])
+        if len(cut_at) and np.min(np.linalg.norm(cut_at[:, None, :] - ends[None], axis=2)) < (
+                DIAGONAL_ON * float(np.linalg.norm(a - b))):
+            return None
     # every cut spot beyond the top face's edge (by half a pip at least)
     if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):
         return None

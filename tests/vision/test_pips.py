@@ -468,3 +468,15 @@ def test_with_the_nadir_the_face_beside_a_top_face_towards_it_is_its_side_face()
     # a side face is seen squashed to at most the sine of its line of sight's angle from
     # the vertical: a square face right by the nadir is a top face
     assert view.sight((320.0, 1300.0)) < math.radians(10)
+
+
+def test_a_corner_and_the_centre_of_a_five_seen_at_a_slant_are_not_a_two():
+    # a dev bench frame (seed 23261205, 1000 dice): a white five beside its own side face,
+    # one region, foreshortened; the block of its centre and a corner pip was cut out and
+    # read as a two 1.0 sure (the five's other pips off the two's grid carried on): its
+    # opposite corner lies where the two's diagonal runs on
+    scene = make_pip_scene(23261205, hard=False)
+    five = next(t for t in scene.dice if t.label == "5")
+    near = [r for r in read_pips(scene.image)
+            if math.dist(r.center, five.center) < 0.35 * five.side_px]
+    assert all(r.label in (None, "5") for r in near), [r.to_json() for r in near]
