@@ -127,8 +127,8 @@ def _kind(kind: str) -> tuple:
 
 def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: float = 0.3,
              nadir: str | None = None) -> KindResult:
-    """Read about n_dice dice of a kind in generated scenes of one split; nadir (d20): each
-    frame read with its camera's nadir given: "scene" its true one, "table" the one a table
+    """Read about n_dice dice of a kind in generated scenes of one split; nadir (d20, pips):
+    each frame read with its camera's nadir given: "scene" its true one, "table" the one a table
     calibrated by four markers knows (`vision.nadir.from_homography` of the scene's
     `table_h`, computed once per table: not in the frame's time)."""
     make_scene, read = _kind(kind)
