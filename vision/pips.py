@@ -1132,7 +1132,8 @@ F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (ab
 SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
 
 
-def _side_faces(faces: list, view: _View, made: list[_Face] | None = None) -> set[int]:
+def _side_faces(faces: list, view: _View | tuple[float, float],
+                made: list[_Face] | None = None) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
@@ -1142,8 +1143,11 @@ def _side_faces(faces: list, view: _View, made: list[_Face] | None = None) -> se
     closer: half a side plus half that depth. Of two faces that close (the outer one read)
     and of one die's colour (`_one_die_colour`, where the faces `made` are given), the one
     nearer the middle is a side face. (A side face showing four or more pips is also
-    told by its squeezed grid, in `_judge`.)
+    told by its squeezed grid, in `_judge`.) `view`: the frame's (`_View`: the nadir's when
+    known, see `_View.nearer`), or the picture's middle alone (the numeral dice's reader).
     """
+    if not isinstance(view, _View):  # the picture's middle (the numeral dice's reader)
+        view = _View(round(2 * view[0]), round(2 * view[1]))
     centre = view.ref
     out: set[int] = set()
     for i, a in enumerate(faces):
