@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage
+from vision.nadir import Nadir
 from vision.objects import ObjectReading
 
 #: pip positions on the 3x3 grid (column, row in -1..1) for each count
@@ -72,6 +73,7 @@ PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+DIAGONAL_ON = 0.3  # a spot this near (of a two's pips' distance) where its diagonal runs on
 EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
 EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
 EDGE_NONE = 0.15  # a face whose colour ends round less of its outline than this is read only
@@ -679,6 +681,17 @@ def _cut_reading(face: _Face, spots: list[_Pip], cut: list[_Pip], axes: np.ndarr
     if (n <= 3 and not squeezed
             and np.any((np.max(np.abs(g - np.round(g)), 1) < 0.3) & (np.max(np.abs(g), 1) < 3.3))):
         return None
+    # a two may be a corner and the centre of a richer face seen at a slant (its grid
+    # foreshortened, so its other pips lie off the two's grid carried on): the face's
+    # opposite corner then lies where the two's diagonal runs on, a spacing past a pip (a
+    # side face's pips lie beyond an edge, not there: session 14, a five read as a two)
+    if n == 2:
+        a, b = (np.array([p.x, p.y]) for p in spots)
+        cut_at = np.array([[p.x, p.y] for p in cut]).reshape(-1, 2)
+        ends = np.stack([2 * a - b, 2 * b - a])
+        if len(cut_at) and np.min(np.linalg.norm(cut_at[:, None, :] - ends[None], axis=2)) < (
+                DIAGONAL_ON * float(np.linalg.norm(a - b))):
+            return None
     # every cut spot beyond the top face's edge (by half a pip at least)
     if np.any(np.max(np.abs(rc), 1) < half + 0.5 * r):
         return None
@@ -945,8 +958,11 @@ def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
                                why), f
 
 
-def read_pips(image: np.ndarray) -> list[ObjectReading]:
-    """Every pip die's top face in a BGR frame: label "1".."6", or None when unsure."""
+def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReading]:
+    """Every pip die's top face in a BGR frame: label "1".."6", or None when unsure. nadir:
+    the camera's nadir when it is known (a calibrated table's, `vision.nadir.Nadir`): a
+    die's side faces lie towards it, wherever it is; without it the picture's middle stands
+    for it, and a face beside a read face is told from its top face by both cues (`_beside_a_top_face`)."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     bgr = image
@@ -962,7 +978,10 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         smooth_bgr = cv2.GaussianBlur(bgr, (3, 3), 0.8) if level == 0 else bgr
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         faces, smooth = _faces_at_level(smooth_bgr, grey, level)
-        mid = (bgr.shape[1] / 2 - 0.5, bgr.shape[0] / 2 - 0.5)
+        if nadir is None:
+            mid = (bgr.shape[1] / 2 - 0.5, bgr.shape[0] / 2 - 0.5)
+        else:  # the nadir in this level's pixels
+            mid = ((nadir.point[0] + 0.5) / 2 ** level - 0.5, (nadir.point[1] + 0.5) / 2 ** level - 0.5)
         for f in faces:
             first = _judge_first(f, smooth)
             if first[0] is None and 2 <= len(f.pips) <= 16:
@@ -1021,12 +1040,13 @@ def read_pips(image: np.ndarray) -> list[ObjectReading]:
         elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
             rd.label, rd.confidence = None, 0.3
             rd.why = "more than twice the size of the dice near it"
-    side = _side_faces(kept, (image.shape[1] / 2, image.shape[0] / 2), kept_faces)
+    view = _View(image.shape[1], image.shape[0], nadir)
+    side = _side_faces(kept, view, kept_faces)
     for rd, face in zip(kept, kept_faces, strict=True):
-        if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour):
+        if rd.label is not None and _top_face_cut_by_frame(image, rd, face.colour, view):
             rd.label, rd.confidence = None, 0.3
             rd.why = "may be the side face of a die the frame cuts"
-    _beside_a_top_face(kept, kept_faces, side, (image.shape[1] / 2, image.shape[0] / 2))
+    _beside_a_top_face(kept, kept_faces, side, view)
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
@@ -1035,8 +1055,85 @@ def _alike(a: ObjectReading, b: ObjectReading) -> bool:
     return min(a.size_px, b.size_px) >= 0.6 * max(a.size_px, b.size_px)
 
 
-def _side_faces(faces: list, centre: tuple[float, float], made: list[_Face] | None = None
-                ) -> set[int]:
+@dataclass(frozen=True)
+class _View:
+    """What a frame tells of its camera: the point its dice's side faces lie towards (the
+    nadir when known, else the picture's middle standing for it) and how deep a side face
+    may be at a point (`depth`)."""
+
+    width: int
+    height: int
+    nadir: Nadir | None = None
+
+    @property
+    def ref(self) -> tuple[float, float]:
+        """The nadir, or the picture's middle standing for it."""
+        return self.nadir.point if self.nadir is not None else (self.width / 2, self.height / 2)
+
+    def depth(self, p: tuple[float, float]) -> float:
+        """How deep (in die sides, at most 1) a side face may be at image point p: the tangent
+        of the line of sight's angle from the vertical. Without the nadir: the distance from
+        the picture's middle over 0.55 of its longer side (a lens as wide as 90 degrees across,
+        looking straight down); with it, the angle between the rays through p and through
+        the nadir, the focal length the camera's (`Nadir.focal`) or the shortest it may have
+        (F_MIN of the longer side, or `Nadir.focal_min` when longer), the principal point
+        in the picture's middle."""
+        longer = max(self.width, self.height)
+        if self.nadir is None:
+            return min(1.0, math.hypot(p[0] - self.width / 2, p[1] - self.height / 2)
+                       / (0.55 * longer))
+        return min(1.0, math.tan(self.sight(p)))
+
+    def sight(self, p: tuple[float, float]) -> float:
+        """The most the line of sight to image point p may be from the vertical (radians):
+        the angle between the rays through p and through the nadir (anywhere within its
+        spread), the focal length the camera's (`Nadir.focal`) or the shortest it may have
+        (F_MIN of the longer side, or `Nadir.focal_min` when longer), the principal point
+        in the picture's middle. Only with the nadir known."""
+        assert self.nadir is not None
+        longer = max(self.width, self.height)
+        f = self.nadir.focal or max(F_MIN * longer, self.nadir.focal_min or 0.0)
+        rp = np.array([p[0] - self.width / 2, p[1] - self.height / 2, f])
+        rp /= np.linalg.norm(rp)
+        most = 0.0
+        for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+            rn = np.array([self.nadir.point[0] + dx * self.nadir.spread - self.width / 2,
+                           self.nadir.point[1] + dy * self.nadir.spread - self.height / 2, f])
+            cos = float(rp @ rn) / float(np.linalg.norm(rn))
+            most = max(most, math.acos(min(1.0, max(-1.0, cos))))
+        return most
+
+    def may_be_side(self, f: _Face, p: tuple[float, float]) -> bool:
+        """Whether a face seen at image point p may be a side face, by its shape: a side
+        face, upright, is seen squashed along the way to the nadir to at most the sine of
+        its line of sight's angle from the vertical (`sight`) of its breadth (a side face
+        turned from the nadir is sheared too, and is no square region); a face squarer
+        than that by SIDE_SQUARER is a top face. Without the nadir, not told (True)."""
+        return self.nadir is None or f.aspect <= math.sin(self.sight(p)) + SIDE_SQUARER
+
+    def nearer(self, a: tuple[float, float], b: tuple[float, float]) -> bool | None:
+        """Whether image point a is nearer the nadir than b is, wherever within its spread
+        the nadir is (None when that is not told: the two points' bisector passes within
+        the spread); without the nadir, nearer the picture's middle."""
+        r = self.ref
+        da, db = math.hypot(a[0] - r[0], a[1] - r[1]), math.hypot(b[0] - r[0], b[1] - r[1])
+        if self.nadir is None:
+            return da < db
+        ab = math.hypot(b[0] - a[0], b[1] - a[1])
+        if ab < 1e-9:
+            return None
+        # the nadir's distance past the bisector, on a's side
+        past = ((r[0] - (a[0] + b[0]) / 2) * (a[0] - b[0]) + (r[1] - (a[1] + b[1]) / 2)
+                * (a[1] - b[1])) / ab
+        return None if abs(past) <= self.nadir.spread else past > 0
+
+
+F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (about 85 degrees)
+SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
+
+
+def _side_faces(faces: list, view: _View | tuple[float, float],
+                made: list[_Face] | None = None) -> set[int]:
     """Faces that are another die's side face, not a top face.
 
     A die away from the middle of the picture shows side faces next to its top face, on the
@@ -1046,9 +1143,12 @@ def _side_faces(faces: list, centre: tuple[float, float], made: list[_Face] | No
     closer: half a side plus half that depth. Of two faces that close (the outer one read)
     and of one die's colour (`_one_die_colour`, where the faces `made` are given), the one
     nearer the middle is a side face. (A side face showing four or more pips is also
-    told by its squeezed grid, in `_judge`.)
+    told by its squeezed grid, in `_judge`.) `view`: the frame's (`_View`: the nadir's when
+    known, see `_View.nearer`), or the picture's middle alone (the numeral dice's reader).
     """
-    longer = 2 * max(centre)  # the picture's longer side (centre: its middle)
+    if not isinstance(view, _View):  # the picture's middle (the numeral dice's reader)
+        view = _View(round(2 * view[0]), round(2 * view[1]))
+    centre = view.ref
     out: set[int] = set()
     for i, a in enumerate(faces):
         for j, b in enumerate(faces):
@@ -1056,19 +1156,22 @@ def _side_faces(faces: list, centre: tuple[float, float], made: list[_Face] | No
                     or (made is not None and not _one_die_colour(made[i], made[j]))):
                 continue
             # the deepest side face a lens as wide as 90 degrees across shows there
-            depth = min(1.0, math.hypot(b.center[0] - centre[0], b.center[1] - centre[1])
-                        / (0.55 * longer))
+            depth = view.depth(b.center)
             near = min(0.97, max(0.8, 0.55 + 0.5 * depth))
             if math.hypot(b.center[0] - a.center[0], b.center[1] - a.center[1]) >= near * b.size_px:
                 continue
-            if math.hypot(a.center[0] - centre[0], a.center[1] - centre[1]) < math.hypot(
-                    b.center[0] - centre[0], b.center[1] - centre[1]):
+            if made is not None and not view.may_be_side(made[i], a.center):
+                continue  # squarer than a side face there is: touching dice's top faces
+            told = view.nearer(a.center, b.center)
+            if told or (told is None and math.hypot(a.center[0] - centre[0], a.center[1]
+                                                    - centre[1]) < math.hypot(
+                    b.center[0] - centre[0], b.center[1] - centre[1])):
                 out.add(i)
     return out
 
 
 def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[int],
-                       middle: tuple[float, float]) -> None:
+                       view: _View) -> None:
     """Abstain on a read face that may be the side face of the die of a face beside it.
 
     Two faces of one colour closer than touching dice can be (see `_side_faces`) are one
@@ -1080,7 +1183,11 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
     than NEAR of a die's side (touching dice stand a side apart), or NEAR_LIT when the two are
     lit otherwise (LIT_OTHERWISE: touching dice's top faces face the lamp alike). A read face is
     kept only when both agree that it is the top face: the face beside it (read or not) is
-    nearer the middle and no squarer than it."""
+    nearer the middle and no squarer than it. With the nadir known (`view`), it is the cue:
+    a die's side faces lie towards the nadir from its top face, wherever the nadir is, so a
+    read face is kept when the face beside it is the nearer to the nadir, however square
+    (wherever within its spread the nadir is: else both cues, as without it)."""
+    middle = view.ref
     for i, rd in enumerate(kept):
         if rd.label is None or i in side:
             continue
@@ -1096,6 +1203,14 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
             if not _one_die_colour(fa, faces[j]):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
             fo = faces[j]
+            told = view.nearer(o.center, rd.center)
+            if view.nadir is not None and told is not None:
+                if not told and view.may_be_side(fa, rd.center):  # the face beside it is
+                    rd.label, rd.confidence = None, 0.3
+                    # farther from the nadir: its top face
+                    rd.why = "a side face of the die beside it (the camera's nadir)"
+                    break
+                continue
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
@@ -1127,7 +1242,7 @@ def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
-                           colour: tuple[float, float, float]) -> bool:
+                           colour: tuple[float, float, float], view: _View) -> bool:
     """Whether a face may be the side face of a die whose top face the frame cuts.
 
     A side face deep enough to show its pips lies where the die is far from the picture's
@@ -1137,8 +1252,8 @@ def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
     bounds, the face is not read."""
     h, w = image.shape[:2]
     cx, cy = rd.center
-    ox, oy = cx - w / 2, cy - h / 2
-    depth = min(1.0, math.hypot(ox, oy) / (0.55 * max(w, h)))
+    ox, oy = cx - view.ref[0], cy - view.ref[1]
+    depth = view.depth(rd.center)
     if depth < 0.3:
         return False  # side faces there are too shallow to show pips
     # the face's edge direction most nearly away from the middle

@@ -95,12 +95,18 @@ class PipTruth:
 
 @dataclass
 class PipScene:
-    """A generated frame and what is on it."""
+    """A generated frame and what is on it; nadir: where its camera images the point of the
+    table straight below it (image px, outside the frame under a camera tilted far), and
+    table_h what a table calibrated by four markers near the frame's corners knows of its
+    camera (the homography image px -> table mm, the markers found 0.5 px off): given to a
+    reader only with `bench_kinds --nadir`."""
 
     image: np.ndarray
     dice: list[PipTruth]
     hard: bool
     surface: str
+    nadir: tuple[float, float] = (0.0, 0.0)
+    table_h: np.ndarray | None = None
 
 
 def sample_style(rng: np.random.Generator, held_out: bool, relief: bool = False) -> PipStyle:
@@ -374,4 +380,8 @@ def dice_scene(seed: int, held_out: bool, hard: bool | None, n_dice: int | None,
                                touching, inside, die.colour))
     for _, _, tex, quad, alpha, shade in sorted(draws, key=lambda d: d[:2]):
         paste_quad(img, tex, quad, alpha, shade)
-    return PipScene(finish(img, rng, light), truths, hard, kind)
+    from vision.scenes_d20 import _markers_homography  # (it imports this module)
+
+    nadir = view.project(np.zeros((1, 3)))[0]  # drawn from no stream: the frame is unchanged
+    return PipScene(finish(img, rng, light), truths, hard, kind,
+                    (float(nadir[0]), float(nadir[1])), _markers_homography(view, seed))
