@@ -496,17 +496,27 @@ def _sight_least(p, nadir: Nadir, frame: tuple[int, int]) -> float:
     less each one's nadir's error; 0 where they are not known (a focal length unbounded
     above sees every point along the vertical). A top face is seen this far aslant at least:
     a face facing the camera more squarely is a side face."""
-    w, h = frame
-    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
-    cams = cams[cams[:, 2] >= F_MIN * max(w, h)]
-    if not len(cams):
+    seen = _sight_per_camera(p, nadir, frame)
+    if seen is None:
         return 0.0
+    return float(max(0.0, np.degrees(seen[0] - seen[1]).min()))
+
+
+def _sight_per_camera(p, nadir: Nadir, frame: tuple[int, int]
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """For each camera a calibrated table allows (`Nadir.cameras`) with a focal length of
+    F_MIN and more: the angle (radians) between the rays through image point p and through
+    that camera's own nadir (the principal point its own), and the angle its nadir's error
+    makes there; None where the nadir knows no cameras."""
+    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
+    cams = cams[cams[:, 2] >= F_MIN * max(frame)]
+    if not len(cams):
+        return None
     pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
     ray_p = np.hstack([np.asarray(p, float) - pp, f])
     ray_n = np.hstack([q - pp, f])
     cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1) * np.linalg.norm(ray_n, axis=1))
-    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)) - np.arctan2(err, f[:, 0]))
-    return float(max(0.0, ang.min()))
+    return np.arccos(np.clip(cos, -1, 1)), np.arctan2(err, f[:, 0])
 
 
 FACING_ERR = 0.04  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
@@ -540,16 +550,9 @@ def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
     shortest the camera can have when the nadir knows it, `Nadir.focal_min`) or the camera's
     own when the nadir knows it (`Nadir.focal`), the principal point in the frame's middle."""
     w, h = frame
-    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
-    cams = cams[cams[:, 2] >= F_MIN * max(w, h)]
-    if len(cams):
-        pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
-        ray_p = np.hstack([np.asarray(p, float) - pp, f])
-        ray_n = np.hstack([q - pp, f])
-        cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1)
-                                         * np.linalg.norm(ray_n, axis=1))
-        ang = np.degrees(np.arccos(np.clip(cos, -1, 1)) + np.arctan2(err, f[:, 0]))
-        return float(ang.max())
+    seen = _sight_per_camera(p, nadir, frame)
+    if seen is not None:
+        return float(np.degrees(seen[0] + seen[1]).max())
     f = nadir.focal or max(F_MIN * max(w, h), nadir.focal_min or 0.0)
     ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
     ray_p /= np.linalg.norm(ray_p)
