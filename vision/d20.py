@@ -491,32 +491,10 @@ def _can_be_top(rd: ObjectReading, nadir: Nadir, frame: tuple[int, int]) -> bool
 
 
 def _sight_least(p, nadir: Nadir, frame: tuple[int, int]) -> float:
-    """The least the line of sight to image point p can be from the vertical (degrees):
-    over the cameras a calibrated table allows (`Nadir.cameras`, as `_sight_from_vertical`),
-    less each one's nadir's error; 0 where they are not known (a focal length unbounded
-    above sees every point along the vertical). A top face is seen this far aslant at least:
-    a face facing the camera more squarely is a side face."""
-    seen = _sight_per_camera(p, nadir, frame)
-    if seen is None:
-        return 0.0
-    return float(max(0.0, np.degrees(seen[0] - seen[1]).min()))
-
-
-def _sight_per_camera(p, nadir: Nadir, frame: tuple[int, int]
-                      ) -> tuple[np.ndarray, np.ndarray] | None:
-    """For each camera a calibrated table allows (`Nadir.cameras`) with a focal length of
-    F_MIN and more: the angle (radians) between the rays through image point p and through
-    that camera's own nadir (the principal point its own), and the angle its nadir's error
-    makes there; None where the nadir knows no cameras."""
-    cams = np.asarray(nadir.cameras, float).reshape(-1, 6)
-    cams = cams[cams[:, 2] >= F_MIN * max(frame)]
-    if not len(cams):
-        return None
-    pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
-    ray_p = np.hstack([np.asarray(p, float) - pp, f])
-    ray_n = np.hstack([q - pp, f])
-    cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1) * np.linalg.norm(ray_n, axis=1))
-    return np.arccos(np.clip(cos, -1, 1)), np.arctan2(err, f[:, 0])
+    """The least the line of sight to image point p can be from the vertical (degrees), at
+    focal lengths of F_MIN and more (`Nadir.sight_least`). A top face is seen this far aslant
+    at least: a face facing the camera more squarely is a side face."""
+    return math.degrees(nadir.sight_least(p, frame, F_MIN))
 
 
 FACING_ERR = 0.04  # how far off `_facing` a face's corners put it (0.02-0.05 on a 50 px face)
@@ -541,29 +519,9 @@ def _towards_nadir(rd: ObjectReading, k: float, axis: np.ndarray, nadir: Nadir
 
 
 def _sight_from_vertical(p, nadir: Nadir, frame: tuple[int, int]) -> float:
-    """The most the line of sight to image point p can be from the vertical (degrees).
-    Where the nadir knows the cameras its table allows (`Nadir.cameras`, a calibrated
-    table's), over those of them with a focal length of F_MIN and more: for each, the angle
-    between the rays through p and through that camera's own nadir (plus its error), the
-    principal point the camera's. Else the angle between the rays through p and through the
-    nadir anywhere within its spread, at the shortest focal length taken (F_MIN, or the
-    shortest the camera can have when the nadir knows it, `Nadir.focal_min`) or the camera's
-    own when the nadir knows it (`Nadir.focal`), the principal point in the frame's middle."""
-    w, h = frame
-    seen = _sight_per_camera(p, nadir, frame)
-    if seen is not None:
-        return float(np.degrees(seen[0] + seen[1]).max())
-    f = nadir.focal or max(F_MIN * max(w, h), nadir.focal_min or 0.0)
-    ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
-    ray_p /= np.linalg.norm(ray_p)
-    n = np.asarray(nadir.point, float)
-    most = 0.0
-    for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
-        q = n + nadir.spread * np.array([dx, dy])
-        ray_n = np.array([q[0] - w / 2, q[1] - h / 2, f])
-        ray_n /= np.linalg.norm(ray_n)
-        most = max(most, math.degrees(math.acos(float(np.clip(ray_p @ ray_n, -1, 1)))))
-    return most
+    """The most the line of sight to image point p can be from the vertical (degrees), at
+    focal lengths of F_MIN and more (`Nadir.sight_most`)."""
+    return math.degrees(nadir.sight_most(p, frame, F_MIN))
 
 
 MAX_TILT = 30.0  # degrees: the most a camera's axis is taken to be tipped from the vertical

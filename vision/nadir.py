@@ -72,6 +72,57 @@ class Nadir:
     #: angles over them rather than over the point, spread and shortest focal length apart
     cameras: tuple[tuple[float, float, float, float, float, float], ...] = ()
 
+    def sight_most(self, p, frame: tuple[int, int], f_min: float) -> float:
+        """The most the line of sight to image point p can be from the vertical (radians).
+        Where the nadir knows the cameras its table allows (`cameras`), over those with a
+        focal length of f_min frame's longer sides and more: for each, the angle between
+        the rays through p and through that camera's own nadir (plus its error), the
+        principal point the camera's. Else the angle between the rays through p and
+        through the nadir anywhere within its spread, at the shortest focal length taken
+        (f_min of the longer side, or `focal_min` when longer) or the camera's own when
+        known (`focal`), the principal point in the frame's middle."""
+        seen = self._sight_per_camera(p, frame, f_min)
+        if seen is not None:
+            return float((seen[0] + seen[1]).max())
+        w, h = frame
+        f = self.focal or max(f_min * max(w, h), self.focal_min or 0.0)
+        ray_p = np.array([p[0] - w / 2, p[1] - h / 2, f])
+        ray_p /= np.linalg.norm(ray_p)
+        most = 0.0
+        for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+            ray_n = np.array([self.point[0] + dx * self.spread - w / 2,
+                              self.point[1] + dy * self.spread - h / 2, f])
+            ray_n /= np.linalg.norm(ray_n)
+            most = max(most, math.acos(float(np.clip(ray_p @ ray_n, -1, 1))))
+        return most
+
+    def sight_least(self, p, frame: tuple[int, int], f_min: float) -> float:
+        """The least the line of sight to image point p can be from the vertical (radians):
+        over the cameras a calibrated table allows (`cameras`, as `sight_most`), less each
+        one's nadir's error; 0 where they are not known (a focal length unbounded above
+        sees every point along the vertical)."""
+        seen = self._sight_per_camera(p, frame, f_min)
+        if seen is None:
+            return 0.0
+        return float(max(0.0, (seen[0] - seen[1]).min()))
+
+    def _sight_per_camera(self, p, frame: tuple[int, int], f_min: float
+                          ) -> tuple[np.ndarray, np.ndarray] | None:
+        """For each camera allowed (`cameras`) with a focal length of f_min frame's longer
+        sides and more: the angle (radians) between the rays through image point p and
+        through that camera's own nadir (the principal point its own), and the angle its
+        nadir's error makes there; None where no cameras are known."""
+        cams = np.asarray(self.cameras, float).reshape(-1, 6)
+        cams = cams[cams[:, 2] >= f_min * max(frame)]
+        if not len(cams):
+            return None
+        pp, f, q, err = cams[:, :2], cams[:, 2:3], cams[:, 3:5], cams[:, 5]
+        ray_p = np.hstack([np.asarray(p, float) - pp, f])
+        ray_n = np.hstack([q - pp, f])
+        cos = (ray_p * ray_n).sum(1) / (np.linalg.norm(ray_p, axis=1)
+                                         * np.linalg.norm(ray_n, axis=1))
+        return np.arccos(np.clip(cos, -1, 1)), np.arctan2(err, f[:, 0])
+
 
 def segment(p0, p1, group: int, noise_px: float = 1.0) -> Line:
     """An upright edge seen from p0 to p1 (its ends to within noise_px): which end is the

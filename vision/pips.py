@@ -1085,23 +1085,10 @@ class _View:
         return min(1.0, math.tan(self.sight(p)))
 
     def sight(self, p: tuple[float, float]) -> float:
-        """The most the line of sight to image point p may be from the vertical (radians):
-        the angle between the rays through p and through the nadir (anywhere within its
-        spread), the focal length the camera's (`Nadir.focal`) or the shortest it may have
-        (F_MIN of the longer side, or `Nadir.focal_min` when longer), the principal point
-        in the picture's middle. Only with the nadir known."""
+        """The most the line of sight to image point p may be from the vertical (radians),
+        at focal lengths of F_MIN and more (`Nadir.sight_most`). Only with the nadir known."""
         assert self.nadir is not None
-        longer = max(self.width, self.height)
-        f = self.nadir.focal or max(F_MIN * longer, self.nadir.focal_min or 0.0)
-        rp = np.array([p[0] - self.width / 2, p[1] - self.height / 2, f])
-        rp /= np.linalg.norm(rp)
-        most = 0.0
-        for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
-            rn = np.array([self.nadir.point[0] + dx * self.nadir.spread - self.width / 2,
-                           self.nadir.point[1] + dy * self.nadir.spread - self.height / 2, f])
-            cos = float(rp @ rn) / float(np.linalg.norm(rn))
-            most = max(most, math.acos(min(1.0, max(-1.0, cos))))
-        return most
+        return self.nadir.sight_most(p, (self.width, self.height), F_MIN)
 
     def may_be_side(self, f: _Face, p: tuple[float, float]) -> bool:
         """Whether a face seen at image point p may be a side face, by its shape: a side
