@@ -126,6 +126,19 @@ def _drawn_face(number: int, turn_deg: float, font: int, seed: int, bar: bool = 
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
+def _read_right_or_none(number: int, turn: float, font: int, seed: int, bar: bool = True
+                        ) -> bool:
+    """A face drawn flat (`_drawn_face`), read as a camera straight above it sees it (its
+    nadir the face's middle): asserts it is read right or abstained on; whether right."""
+    from vision.nadir import Nadir
+
+    labels = [o.label for o in read_d20(_drawn_face(number, turn, font, seed, bar=bar),
+                                        Nadir((320.0, 240.0))) if o.label is not None]
+    want = rugen_faces()[number - 1]
+    assert labels in ([], [want]), (number, turn, labels)
+    return labels == [want]
+
+
 def test_a_face_drawn_otherwise_at_any_turn_is_read_or_abstained_never_misread():
     import cv2
 
@@ -133,17 +146,8 @@ def test_a_face_drawn_otherwise_at_any_turn_is_read_or_abstained_never_misread()
              (9, 140, cv2.FONT_HERSHEY_SIMPLEX), (20, 230, cv2.FONT_HERSHEY_PLAIN),
              (3, 300, cv2.FONT_HERSHEY_COMPLEX), (17, 95, cv2.FONT_HERSHEY_TRIPLEX),
              (11, 200, cv2.FONT_HERSHEY_DUPLEX), (8, 20, cv2.FONT_HERSHEY_PLAIN)]
-    from vision.nadir import Nadir
-
-    right = 0
-    for i, (number, turn, font) in enumerate(cases):
-        # drawn flat, as a camera straight above the face sees it: its nadir the face's middle
-        labels = [o.label for o in read_d20(_drawn_face(number, turn, font, i),
-                                            Nadir((320.0, 240.0)))
-                  if o.label is not None]
-        want = rugen_faces()[number - 1]
-        assert labels in ([], [want]), (number, turn, labels)
-        right += labels == [want]
+    right = sum(_read_right_or_none(number, turn, font, i)
+                for i, (number, turn, font) in enumerate(cases))
     assert right >= 5, right
 
 
@@ -389,17 +393,8 @@ def test_a_bare_6_or_9_is_read_or_abstained_never_taken_for_the_other():
     upright towards one corner, so the other is never read (6 is 2n, 9 is 3d)."""
     import cv2
 
-    from vision.nadir import Nadir
-
-    right = 0
-    for i, turn in enumerate((0, 50, 140, 230, 300)):
-        for number in (6, 9):
-            img = _drawn_face(number, turn, cv2.FONT_HERSHEY_SIMPLEX, 40 + i, bar=False)
-            labels = [o.label for o in read_d20(img, Nadir((320.0, 240.0)))
-                      if o.label is not None]
-            want = rugen_faces()[number - 1]
-            assert labels in ([], [want]), (number, turn, labels)
-            right += labels == [want]
+    right = sum(_read_right_or_none(number, turn, cv2.FONT_HERSHEY_SIMPLEX, 40 + i, bar=False)
+                for i, turn in enumerate((0, 50, 140, 230, 300)) for number in (6, 9))
     assert right >= 5, right
 
 
