@@ -98,6 +98,10 @@ TOP_SHARE = 0.8
 TOP_CONTRAST = 0.25
 TOP_INK = (0.03, 0.6)
 TOP_LIT = 0.95
+#: a face read where the top face would be, of the face's colour but smaller than this share
+#: of it, is that top face found round its print only (one set's dice are one size; a
+#: blurred 6 was found 31.7 px beside its side face's 54.6, and both were read as two dice)
+TOP_FOUND_SMALL = 0.75
 #: a Sobel kernel's own spread (px): the largest Sobel gradient (over 8) across a step of
 #: contrast 1 blurred by sigma and sampled at pixels is 1 / (sqrt(2 pi) sqrt(sigma^2 +
 #: SOBEL_SPREAD^2)) (measured over sub-pixel phases: sigma 0-3 px within 3%)
@@ -826,13 +830,20 @@ def _unread_top(image: np.ndarray, rd: NumeralReading, top: np.ndarray,
     die's top face, not read (top: where that face's middle would be, half a side beyond
     their shared edge): a disc round it (TOP_REACH of a side) of the die's colour with a
     print on it (ink of the die's contrast, a share TOP_INK of the disc), lit as a top face
-    is (TOP_LIT), where no face was read (one abstained on there may be this die's top). A
-    side face read there is not the die's number (the judge's turquoise 6, its top not
-    found, read by its side face's 3); a patch of table of the die's colour has no print,
-    and a die of its colour touching this one has its own face read or is abstained on."""
+    is (TOP_LIT), where no face was read (one abstained on there may be this die's top; one
+    read much smaller, TOP_FOUND_SMALL, is its top found round its print only). A side face
+    read there is not the die's number (the judge's turquoise 6, its top not found, read by
+    its side face's 3); a patch of table of the die's colour has no print, and a die of its
+    colour touching this one has its own face read or is abstained on."""
     size = rd.size_px
-    if any(o is not rd and o.label is not None and math.hypot(
-            o.center[0] - top[0], o.center[1] - top[1]) < 0.5 * size for o in faces):
+    for o in faces:
+        if o is rd or o.label is None or math.hypot(o.center[0] - top[0],
+                                                    o.center[1] - top[1]) >= 0.5 * size:
+            continue
+        if (o.size_px < TOP_FOUND_SMALL * size and o.raw_chroma is not None
+                and rd.raw_chroma is not None and float(np.linalg.norm(
+                    np.subtract(o.raw_chroma, rd.raw_chroma))) < TOP_CHROMA):
+            continue  # this die's top face found round its print only: not another die's
         return False
     r = TOP_REACH * size
     x0, y0 = np.floor(top - r).astype(int)

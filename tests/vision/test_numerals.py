@@ -275,12 +275,13 @@ def _face_print(text: str, w: int, h: int, body: tuple, blur: float = 0.0) -> np
     return cv2.resize(tex, (w, h), interpolation=cv2.INTER_AREA)
 
 
-@pytest.mark.parametrize("top_blur", [3.0, 5.0])
+@pytest.mark.parametrize("top_blur", [2.0, 3.0, 5.0])
 def test_a_side_face_beside_its_top_face_not_read_is_not_read(top_blur):
     # the judge's turquoise 6 (session 14): a die near the frame's corner, its top face's 6
-    # too blurred to be found, its side face's 3 (squashed, darker) towards the middle read
-    # as the die's number at 0.82 before; a side face beside a top face of its colour with a
-    # print on it is not read
+    # too blurred to be found (3, 5 px) or found round its print only (2 px: 32 px against
+    # the side face's 55, and read), its side face's 3 (squashed, darker) towards the middle
+    # read as the die's number at 0.82 before; a side face beside a top face of its colour
+    # with a print on it is not read
     def die(top: np.ndarray | None) -> np.ndarray:
         img = np.zeros((480, 640, 3), np.uint8)
         img[:] = (60, 110, 150)
@@ -290,7 +291,7 @@ def test_a_side_face_beside_its_top_face_not_read_is_not_read(top_blur):
         return cv2.GaussianBlur(img, (0, 0), 0.8)
 
     seen = read_numerals(die(_face_print("6", 60, 60, (215, 205, 60), top_blur)))
-    assert all(o.label is None for o in seen), [o.to_json() for o in seen]
+    assert all(o.label in (None, "6") for o in seen), [o.to_json() for o in seen]
     # beside a blank patch of its colour (no print: no face) the same face is read
     assert [o.label for o in read_numerals(die(None))] == ["3"]
 
