@@ -784,10 +784,11 @@ def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
 
 def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                           middle: tuple[float, float]) -> set[int]:
-    """Side faces whose die's top face was not read (cut by the frame's edge, or too
-    slanted): beside the face, on its side away from the picture's middle, lies a region
-    of its colour and much brighter (the top face, which the lamp above lights most), where
-    the top face would reach past the frame's edge (else the top face would be read)."""
+    """Side faces whose die's top face was not read (cut by the frame's edge, too slanted,
+    or not found): beside the face, on its side away from the picture's middle, lies a
+    region of its colour and much brighter (the top face, which the lamp above lights most),
+    where the top face would reach past the frame's edge; where it would lie wholly in the
+    frame, a top face with a print on it that was not read (`_unread_top`)."""
     out: set[int] = set()
     h, w = image.shape[:2]
     for i, rd in enumerate(faces):
