@@ -72,16 +72,17 @@ class Nadir:
     #: angles over them rather than over the point, spread and shortest focal length apart
     cameras: tuple[tuple[float, float, float, float, float, float], ...] = ()
 
-    def sight_most(self, p, frame: tuple[int, int], f_min: float) -> float:
+    def sight_most(self, p, frame: tuple[int, int], f_min: float,
+                   over_cameras: bool = True) -> float:
         """The most the line of sight to image point p can be from the vertical (radians).
-        Where the nadir knows the cameras its table allows (`cameras`), over those with a
-        focal length of f_min frame's longer sides and more: for each, the angle between
-        the rays through p and through that camera's own nadir (plus its error), the
-        principal point the camera's. Else the angle between the rays through p and
-        through the nadir anywhere within its spread, at the shortest focal length taken
-        (f_min of the longer side, or `focal_min` when longer) or the camera's own when
-        known (`focal`), the principal point in the frame's middle."""
-        seen = self._sight_per_camera(p, frame, f_min)
+        Where the nadir knows the cameras its table allows (`cameras`) and over_cameras,
+        over those with a focal length of f_min frame's longer sides and more: for each, the
+        angle between the rays through p and through that camera's own nadir (plus its
+        error), the principal point the camera's. Else the angle between the rays through p
+        and through the nadir anywhere within its spread, at the shortest focal length
+        taken (f_min of the longer side, or `focal_min` when longer) or the camera's own
+        when known (`focal`), the principal point in the frame's middle."""
+        seen = self._sight_per_camera(p, frame, f_min) if over_cameras else None
         if seen is not None:
             return float((seen[0] + seen[1]).max())
         w, h = frame

@@ -1086,9 +1086,12 @@ class _View:
 
     def sight(self, p: tuple[float, float]) -> float:
         """The most the line of sight to image point p may be from the vertical (radians),
-        at focal lengths of F_MIN and more (`Nadir.sight_most`). Only with the nadir known."""
+        at focal lengths of F_MIN and more (`Nadir.sight_most`), over the nadir's point and
+        spread, not a calibrated table's cameras: bounded over those (the d20's way), a side
+        face near the frame's edge was taken for a top face (dev 400 with the table's nadir:
+        3 confident errors, none over the point). Only with the nadir known."""
         assert self.nadir is not None
-        return self.nadir.sight_most(p, (self.width, self.height), F_MIN)
+        return self.nadir.sight_most(p, (self.width, self.height), F_MIN, over_cameras=False)
 
     def may_be_side(self, f: _Face, p: tuple[float, float]) -> bool:
         """Whether a face seen at image point p may be a side face, by its shape: a side
