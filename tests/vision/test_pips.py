@@ -453,6 +453,21 @@ def test_a_scene_knows_its_cameras_nadir_as_a_calibrated_table_does():
         assert math.dist(known.point, scene.nadir) <= known.spread
 
 
+@pytest.mark.parametrize("seed", [23261166, 23261188, 23261192])
+def test_with_a_tables_nadir_a_side_face_near_the_frames_edge_is_no_die(seed):
+    # dev bench frames (`bench_kinds --kind pips --nadir table`) where a side face near the
+    # frame's edge was read as a die of its own ("3", "5" where there is none) when the
+    # line of sight was bounded over the table's cameras rather than over its nadir's point
+    from vision.nadir import from_homography
+
+    scene = make_pip_scene(seed, hard=bool(np.random.default_rng(seed).random() < 0.3))
+    h, w = scene.image.shape[:2]
+    known = from_homography(scene.table_h, (w, h), pp_share=0.1)
+    res = KindResult("test")
+    score(res, scene.dice, read_pips(scene.image, known), scene.hard, seed)
+    assert res.confident_errors == 0, res.errors
+
+
 def test_with_the_nadir_the_face_beside_a_top_face_towards_it_is_its_side_face():
     from vision.nadir import Nadir
     from vision.pips import _View
