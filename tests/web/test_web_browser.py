@@ -161,6 +161,14 @@ def tap_spot(page, player, bet, greyed=False):
     page.click(f".felt-seat[data-player='{player}'] button[data-spot='{bet}']", force=greyed)
 
 
+def to_french(page):
+    """Switch the dashboard to French, and wait for the new page's script to be running (its
+    live status is on): a tap before the script has wired the page does nothing at all."""
+    page.click("header form[action='/language/fr'] button")
+    page.wait_for_selector("html[lang=fr]")
+    page.wait_for_selector("#live-status.on")
+
+
 def act(page, table, selector):
     """Tap `selector`, which sends one command, and wait for the live panel to show it."""
     seq = table.journal.last_seq() + 1
@@ -561,9 +569,7 @@ def test_a_whole_turn_in_french(browser, server):
     url, table, live, camera = server["url"], server["table"], server["live"], server["camera"]
     page = new_page(browser, SIZES["tablet-landscape"])
     setup_banker(page, url)
-    page.click("header form[action='/language/fr'] button")
-    page.wait_for_selector("html[lang=fr]")
-    page.wait_for_selector("#live-status.on")
+    to_french(page)
     assert english_on_screen(page) == []
     page.click(".chip[data-chip='1']")
     tap_spot(page, "Ginawa", "standard")
@@ -639,8 +645,7 @@ def test_a_hazard_round_in_french(browser, hazard_server):
     url, table = hazard_server["url"], hazard_server["table"]
     page = new_page(browser, SIZES["tablet-landscape"])
     setup_banker(page, url)
-    page.click("header form[action='/language/fr'] button")
-    page.wait_for_selector("html[lang=fr]")
+    to_french(page)
     assert english_on_screen(page) == []
     bob = ".hz-seat[data-player='Bob'] button[data-spot='{}']"
     page.click(bob.format("caster-wins"), force=True)  # greyed: no main yet
