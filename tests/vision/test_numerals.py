@@ -474,6 +474,25 @@ def test_a_face_abstained_on_does_not_hide_the_print_alone_on_it():
     assert (res.dice, res.right, res.confident_errors) == (3, 3, 0), res.summary()
 
 
+def test_some_hard_development_frames_are_under_a_veil_of_glare(monkeypatch):
+    # `_veiled`: in a pool of light the print's black is lifted with its body (the judge's
+    # glare); drawn apart, on hard development frames only (held-out ones stay as they were)
+    import vision.scenes_numerals as sn
+
+    veiled = [s for s in range(40) if np.random.default_rng([s, 5]).random() < sn.VEIL_SHARE]
+    assert 0 < len(veiled) < 40
+    seed = veiled[0]
+    a = sn.make_numeral_scene(seed, hard=True, n_dice=1)
+    b = sn.make_numeral_scene(seed, hard=False, n_dice=1)
+    monkeypatch.setattr(sn, "VEIL_SHARE", 0.0)
+    clear = sn.make_numeral_scene(seed, hard=True, n_dice=1)
+    assert np.array_equal(b.image, sn.make_numeral_scene(seed, hard=False, n_dice=1).image)
+    grey = [cv2.cvtColor(x.image, cv2.COLOR_BGR2GRAY).astype(np.float32) for x in (a, clear)]
+    lifted = grey[0] - grey[1]
+    assert lifted.max() > 40 and np.percentile(grey[0], 5) > np.percentile(grey[1], 5)
+    assert a.dice == clear.dice
+
+
 def test_some_development_frames_are_seen_from_farther():
     # `_farther`: the frame smaller (the dice with it), noise and JPEG again; held-out frames
     # never (their split stays as it was)
@@ -492,3 +511,10 @@ def test_some_development_frames_are_seen_from_farther():
         assert b.center[0] == pytest.approx((a.center[0] + 0.5) * f - 0.5, abs=1.0)
         assert (b.label, b.colour) == (a.label, a.colour)
     assert make_numeral_scene(far[0], n_dice=1).image.shape[1::-1] not in FRAME_SIZES
+    # the camera's nadir and the table's homography (image px -> mm) in the smaller pixels
+    assert small.nadir[0] == pytest.approx((near.nadir[0] + 0.5) * f - 0.5, abs=1.0)
+    fy = small.image.shape[0] / near.image.shape[0]
+    for (x, y) in ((0.0, 0.0), (near.image.shape[1] - 1.0, near.image.shape[0] / 2)):
+        a = near.table_h @ [x, y, 1.0]
+        b = small.table_h @ [(x + 0.5) * f - 0.5, (y + 0.5) * fy - 0.5, 1.0]
+        assert a[:2] / a[2] == pytest.approx(b[:2] / b[2], abs=0.01)
