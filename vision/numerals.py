@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage, VisionError
+from vision.nadir import Nadir
 from vision.objects import ObjectReading
 
 LABELS = ("1/7", "2", "3", "4", "5", "6")
@@ -699,10 +700,13 @@ def die_colour(c: np.ndarray, profile: NumeralProfile) -> tuple[str | None, floa
     return k0, conf
 
 
-def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
-                  ) -> list[NumeralReading]:
+def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
+                  nadir: Nadir | None = None) -> list[NumeralReading]:
     """Every numeral die's top face in a BGR frame: label "1/7", "2".."6" (None when unsure)
-    and the die's colour."""
+    and the die's colour. nadir: where the camera images the point of the table below it
+    (`vision.nadir`; a calibrated table's, `from_homography`): side faces lie towards it, and
+    are as deep as the line of sight is far from the vertical; without it, the picture's
+    middle stands for it under a lens of 90 degrees or narrower."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     from vision.pips import _side_faces
@@ -756,9 +760,27 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    side_of = (_side_faces(kept, middle) | _shaded_side_faces(kept, middle)
-               | _beside_brighter_face(image, kept, middle))
+    side_of = (_side_faces(kept, _toward(nadir, image.shape[1], image.shape[0]) or middle)
+               | _shaded_side_faces(kept, middle)
+               | _beside_brighter_face(image, kept, middle, nadir))
     return [rd for i, rd in enumerate(kept) if i not in side_of]
+
+
+def _toward(nadir: Nadir | None, width: int, height: int):
+    """For `pips._side_faces`: the side faces of a frame whose nadir is known lie towards it
+    (which of two faces is nearer it, over its spread: `_View.nearer`), and are no deeper than
+    without it (`_View.depth` of the picture's middle under a lens of 90 degrees or narrower:
+    the depth bound over a calibrated table's cameras, looser, dropped touching dice's top
+    faces, 2 of 60 dev frames); None without a nadir."""
+    if nadir is None:
+        return None
+    from vision.pips import _View
+
+    class _Toward(_View):
+        def depth(self, p: tuple[float, float]) -> float:
+            return _View(self.width, self.height).depth(p)
+
+    return _Toward(width, height, nadir)
 
 
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:
@@ -821,12 +843,15 @@ def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
 
 
 def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
-                          middle: tuple[float, float]) -> set[int]:
+                          middle: tuple[float, float], nadir: Nadir | None = None) -> set[int]:
     """Side faces whose die's top face was not read (cut by the frame's edge, too slanted,
     or not found): beside the face, on its side away from the picture's middle, lies a
     region of its colour and much brighter (the top face, which the lamp above lights most),
     where the top face would reach past the frame's edge; where it would lie wholly in the
-    frame, a top face with a print on it that was not read (`_unread_top`)."""
+    frame, a top face with a print on it that was not read (`_unread_top`). nadir: the
+    camera's, when known: a side face lies towards it, not towards the picture's middle, so
+    its top face is looked for away from it (`_away_from_nadir`) where the face is farther
+    from it than its spread."""
     out: set[int] = set()
     h, w = image.shape[:2]
     for i, rd in enumerate(faces):
@@ -837,7 +862,9 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
         r = max(2, int(0.15 * rd.size_px))
         for k in range(4):
             mid = (pts[k] + pts[(k + 1) % 4]) / 2
-            if float(np.dot(mid - c, c - np.asarray(middle))) <= 0:
+            away = _away_from_nadir(c, mid, nadir)
+            if (not away if away is not None
+                    else float(np.dot(mid - c, c - np.asarray(middle))) <= 0):
                 continue  # towards the picture's middle: a side face's top is outwards
             x, y = np.round(c + 1.6 * (mid - c)).astype(int)
             if not (r <= x < w - r and r <= y < h - r):
@@ -861,6 +888,30 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                 out.add(i)
                 break
     return out
+
+
+#: a side of a face is away from the nadir where its outward normal is within this angle
+#: (degrees) of the direction from the nadir: the side face a top face shows is on its side
+#: towards the nadir, as deep as the line of sight's slant that way (a side square to it
+#: shows none); a nadir below the frame, a face's left and right sides are a pixel farther
+#: from it than the face's middle (a turquoise die's on a checked cloth of its colour was
+#: dropped, the cloth's dots taken for its unread top's print)
+AWAY_MOST = 60.0
+
+
+def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> bool | None:
+    """Whether the side of a face (centre c) through mid faces away from the nadir (None
+    where the nadir is not known, or c is within its spread of it: which way is away is not
+    told)."""
+    if nadir is None:
+        return None
+    out = np.asarray(c, np.float64) - np.asarray(nadir.point, np.float64)
+    far = float(np.linalg.norm(out))
+    if far <= max(nadir.spread, 1.0):
+        return None
+    normal = np.asarray(mid, np.float64) - c
+    return float(np.dot(normal, out)) > math.cos(math.radians(AWAY_MOST)) * far * float(
+        np.linalg.norm(normal))
 
 
 def _unread_top(image: np.ndarray, rd: NumeralReading, top: np.ndarray,
