@@ -642,21 +642,18 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         # a fill within a range holds the fill within any narrower one: where the
         # narrowest runs into the surround, every one does (a cloth's weave round a
         # print-sized dark gap: one fill, not one per range)
-        narrowest = min(tighten)
-        first = _fill(win, (sx, sy), tol0 * narrowest)
-        if first is None:
-            continue
+        # so the ranges are filled narrowest first, up to the first that runs into it
+        fills: dict[float, tuple] = {}
+        for f in sorted(tighten):
+            got_fill = _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None:
+                break
+            fills[f] = got_fill
         # the fills nest (a wider range holds a narrower's pixels): one of as many pixels
-        # as the last looked at is the same region, and where the widest is no larger than
-        # the narrowest, every one between is it
+        # as the last looked at is the same region
         seen = None
         for f in tighten:
-            if f == narrowest:
-                got_fill = first
-            elif seen == first[2]:
-                continue
-            else:
-                got_fill = _fill(win, (sx, sy), tol0 * f)
+            got_fill = fills.get(f)
             if got_fill is None or got_fill[2] == seen:
                 continue
             mask, (rx, ry, rw, rh), seen = got_fill
