@@ -198,9 +198,11 @@ def kind_reader(kind: str, equipment_name: str, profile: str = "",
             else:
                 file = path / "numerals.json" if path.is_dir() else path
                 numerals, where = load_numeral_profile(file), str(file)
-            return KindReader(kind, where, lambda img: read_numerals(img, numerals),
+            return KindReader(kind, where,
+                              lambda img, nadir=None: read_numerals(img, numerals, nadir),
                               tuple(f"{c.upper()}-{f}" for c in numerals.colours
-                                    for f in ("1-7", "2", "3", "4", "5", "6")))
+                                    for f in ("1-7", "2", "3", "4", "5", "6")),
+                              takes_nadir=True)
         if kind == "cards":
             from vision.cards import CardModel, CardReader
 

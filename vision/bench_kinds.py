@@ -127,7 +127,7 @@ def _kind(kind: str) -> tuple:
 
 def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: float = 0.3,
              nadir: str | None = None) -> KindResult:
-    """Read about n_dice dice of a kind in generated scenes of one split; nadir (d20, pips):
+    """Read about n_dice dice of a kind in generated scenes of one split; nadir (d20, pips, numerals):
     each frame read with its camera's nadir given: "scene" its true one, "table" the one a table
     calibrated by four markers knows (`vision.nadir.from_homography` of the scene's
     `table_h`, computed once per table: not in the frame's time)."""
@@ -148,9 +148,9 @@ def run_kind(kind: str, n_dice: int, seed: int, held_out: bool, hard_share: floa
             known = from_homography(scene.table_h, (w, h), pp_share=0.1)
         t1, c1 = time.perf_counter(), time.process_time()
         if nadir == "scene":
-            readings = read(scene.image, Nadir(scene.nadir))
+            readings = read(scene.image, nadir=Nadir(scene.nadir))
         elif nadir == "table":
-            readings = read(scene.image, known)
+            readings = read(scene.image, nadir=known)
         else:
             readings = read(scene.image)
         res.cpu_ms.append((time.process_time() - c1) * 1000)
@@ -174,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--elsewhere", action="store_true",
                     help="cards: each deck learned on one table, read on another")
     ap.add_argument("--nadir", nargs="?", const="scene", choices=["scene", "table"],
-                    help="d20, pips: each frame read with its camera's nadir given, not told from "
+                    help="d20, pips, numerals: each frame read with its camera's nadir given, not told from "
                          "the picture: the scene's own (scene, the default), or what a table "
                          "calibrated by its markers knows (table)")
     args = ap.parse_args(argv)
-    if args.nadir and args.kind not in ("d20", "pips"):
-        ap.error("--nadir is for --kind d20 and pips")
+    if args.nadir and args.kind not in ("d20", "pips", "numerals"):
+        ap.error("--nadir is for --kind d20, pips and numerals")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     out = {}

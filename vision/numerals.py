@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.errors import BadImage, VisionError
+from vision.nadir import Nadir
 from vision.objects import ObjectReading
 
 LABELS = ("1/7", "2", "3", "4", "5", "6")
@@ -43,6 +44,22 @@ HAT = 9  # black-hat kernel (px): strokes up to about this wide
 INK_MIN = 22  # least black-hat at an ink pixel (grey levels)
 INK_DEPTH = 0.3  # and least share of its surround's brightness: a print is much darker than
 #                 its body, a cloth's weave or a wood's grain only a little
+#: ink also where its black-hat is TEXTURE_K times the frame's own texture (`texture_depth`,
+#: the TEXTURE_SHARE quantile of the level's black-hat: a felt's fibres, a cloth's weave, a
+#: sensor's noise) and INK_DEPTH_MIN of its surround's brightness: a veil of glare or haze
+#: lifts the print's black as much as its body, so the print's share of the brightness falls
+#: under INK_DEPTH while its depth in grey levels stays. On 40 development frames (104 dice,
+#: seeds 5000000-5000039) under a veil (the frame * 0.45-0.7 plus 70-110 grey levels, in a
+#: pool of light half the frame wide) 76.0% were read at INK_DEPTH alone, 82.7% so (with
+#: `TIGHTEN`'s 0.22); the same frames unveiled 91.4% either way, no confident error
+TEXTURE_SHARE = 0.9
+TEXTURE_K = 4.0
+INK_DEPTH_MIN = 0.12
+#: the colour ranges a face's fill is tried in, as shares of `grow_face`'s (its seed's
+#: brightness' 0.2 and 6 grey levels): under a veil the die's contrast with its surround falls
+#: with the print's, and a range of the seed's brightness runs over its edge (the veiled
+#: frames above, TEXTURE_K 6: 16 dice not found with 0.22, 21 without)
+TIGHTEN = (1.0, 0.6, 0.36, 0.22)
 MIN_PRINT = 0.25  # least size of the print (its longer side) over the face's side
 OFF_CENTRE = 0.18  # farthest the print's middle is from the face's (share of it)
 PIECE_SHARE = 0.45  # least size of a numeral's piece over its largest piece's
@@ -417,12 +434,36 @@ def loop_would_show(height: float, sigma: float) -> bool:
 
 
 @cache
-def _ink_threshold() -> np.ndarray:
+def _ink_threshold(depth: float = INK_DEPTH) -> np.ndarray:
     """The least black-hat (uint8) that is ink at each grey 0..255: over INK_MIN, and
-    hat > INK_DEPTH * (grey + hat) (the closing is the surround's brightness)."""
+    hat > depth * (grey + hat) (the closing is the surround's brightness)."""
     hat, grey = np.meshgrid(np.arange(256), np.arange(256))
-    ok = (hat > INK_MIN) & (hat * (1 - INK_DEPTH) > INK_DEPTH * grey)
+    ok = (hat > INK_MIN) & (hat * (1 - depth) > depth * grey)
     return np.where(ok.any(1), ok.argmax(1), 255).astype(np.uint8)
+
+
+def texture_depth(hat: np.ndarray) -> float:
+    """How dark the frame's own texture and noise run below their surroundings: the
+    TEXTURE_SHARE quantile of its black-hat (grey levels; the dice are a small part of a
+    frame, their print a smaller one)."""
+    hist = cv2.calcHist([hat], [0], None, [256], [0, 256]).ravel()
+    return float(np.searchsorted(np.cumsum(hist), TEXTURE_SHARE * hist.sum()))
+
+
+def find_ink(grey: np.ndarray, hat: np.ndarray) -> np.ndarray:
+    """The ink (uint8 0/1) of a level: its black-hat deep for its surround's brightness
+    (INK_DEPTH), or deep against the frame's own texture (TEXTURE_K times `texture_depth`)
+    and at least INK_DEPTH_MIN of the brightness: a veil of glare or haze lifts the print's
+    black and the body's alike, so the print's share of the brightness falls while its depth
+    in grey levels and the texture's stay."""
+    # hat > depth * (grey + hat): the closing is the surround's brightness (the least
+    # black-hat that passes at each grey, looked up: the same test, 5 times faster on a
+    # large frame than the arithmetic on every pixel)
+    ink = hat >= cv2.LUT(grey, _ink_threshold())
+    least = max(INK_MIN, TEXTURE_K * texture_depth(hat))
+    if least < 255:
+        ink |= (hat >= least) & (hat >= cv2.LUT(grey, _ink_threshold(INK_DEPTH_MIN)))
+    return ink.astype(np.uint8)
 
 
 def _groups(ink: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -601,21 +642,18 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
         # a fill within a range holds the fill within any narrower one: where the
         # narrowest runs into the surround, every one does (a cloth's weave round a
         # print-sized dark gap: one fill, not one per range)
-        narrowest = min(tighten)
-        first = _fill(win, (sx, sy), tol0 * narrowest)
-        if first is None:
-            continue
+        # so the ranges are filled narrowest first, up to the first that runs into it
+        fills: dict[float, tuple] = {}
+        for f in sorted(tighten):
+            got_fill = _fill(win, (sx, sy), tol0 * f)
+            if got_fill is None:
+                break
+            fills[f] = got_fill
         # the fills nest (a wider range holds a narrower's pixels): one of as many pixels
-        # as the last looked at is the same region, and where the widest is no larger than
-        # the narrowest, every one between is it
+        # as the last looked at is the same region
         seen = None
         for f in tighten:
-            if f == narrowest:
-                got_fill = first
-            elif seen == first[2]:
-                continue
-            else:
-                got_fill = _fill(win, (sx, sy), tol0 * f)
+            got_fill = fills.get(f)
             if got_fill is None or got_fill[2] == seen:
                 continue
             mask, (rx, ry, rw, rh), seen = got_fill
@@ -659,10 +697,13 @@ def die_colour(c: np.ndarray, profile: NumeralProfile) -> tuple[str | None, floa
     return k0, conf
 
 
-def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
-                  ) -> list[NumeralReading]:
+def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
+                  nadir: Nadir | None = None) -> list[NumeralReading]:
     """Every numeral die's top face in a BGR frame: label "1/7", "2".."6" (None when unsure)
-    and the die's colour."""
+    and the die's colour. nadir: where the camera images the point of the table below it
+    (`vision.nadir`; a calibrated table's, `from_homography`): side faces lie towards it, and
+    are as deep as the line of sight is far from the vertical; without it, the picture's
+    middle stands for it under a lens of 90 degrees or narrower."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
     from vision.pips import _side_faces
@@ -680,17 +721,15 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
         grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         greys.append(grey)
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
-        # hat > INK_DEPTH * (grey + hat): the closing is the surround's brightness
-        # (the least black-hat that passes at each grey, looked up: the same test, 5 times
-        # faster on a large frame than the arithmetic on every pixel)
-        ink = (hat >= cv2.LUT(grey, _ink_threshold())).astype(np.uint8)
+        ink = find_ink(grey, hat)
         scale = 2 ** level
         taken: list[tuple[float, float, float]] = []
         for box in _groups(ink):
             bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
-            grown = grow_face(bgr, box, reach=REACH, rank=_squareness, min_area=FACE_AREA_MIN)
+            grown = grow_face(bgr, box, reach=REACH, rank=_squareness, min_area=FACE_AREA_MIN,
+                              tighten=TIGHTEN)
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
@@ -718,9 +757,27 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    side_of = (_side_faces(kept, middle) | _shaded_side_faces(kept, middle)
-               | _beside_brighter_face(image, kept, middle))
+    side_of = (_side_faces(kept, _toward(nadir, image.shape[1], image.shape[0]) or middle)
+               | _shaded_side_faces(kept, middle)
+               | _beside_brighter_face(image, kept, middle, nadir))
     return [rd for i, rd in enumerate(kept) if i not in side_of]
+
+
+def _toward(nadir: Nadir | None, width: int, height: int):
+    """For `pips._side_faces`: the side faces of a frame whose nadir is known lie towards it
+    (which of two faces is nearer it, over its spread: `_View.nearer`), and are no deeper than
+    without it (`_View.depth` of the picture's middle under a lens of 90 degrees or narrower:
+    the depth bound over a calibrated table's cameras, looser, dropped touching dice's top
+    faces, 2 of 60 dev frames); None without a nadir."""
+    if nadir is None:
+        return None
+    from vision.pips import _View
+
+    class _Toward(_View):
+        def depth(self, p: tuple[float, float]) -> float:
+            return _View(self.width, self.height).depth(p)
+
+    return _Toward(width, height, nadir)
 
 
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:
@@ -783,12 +840,15 @@ def _numeral_ink(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
 
 
 def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
-                          middle: tuple[float, float]) -> set[int]:
+                          middle: tuple[float, float], nadir: Nadir | None = None) -> set[int]:
     """Side faces whose die's top face was not read (cut by the frame's edge, too slanted,
     or not found): beside the face, on its side away from the picture's middle, lies a
     region of its colour and much brighter (the top face, which the lamp above lights most),
     where the top face would reach past the frame's edge; where it would lie wholly in the
-    frame, a top face with a print on it that was not read (`_unread_top`)."""
+    frame, a top face with a print on it that was not read (`_unread_top`). nadir: the
+    camera's, when known: a side face lies towards it, not towards the picture's middle, so
+    its top face is looked for away from it (`_away_from_nadir`) where the face is farther
+    from it than its spread."""
     out: set[int] = set()
     h, w = image.shape[:2]
     for i, rd in enumerate(faces):
@@ -799,7 +859,9 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
         r = max(2, int(0.15 * rd.size_px))
         for k in range(4):
             mid = (pts[k] + pts[(k + 1) % 4]) / 2
-            if float(np.dot(mid - c, c - np.asarray(middle))) <= 0:
+            away = _away_from_nadir(c, mid, nadir)
+            if (not away if away is not None
+                    else float(np.dot(mid - c, c - np.asarray(middle))) <= 0):
                 continue  # towards the picture's middle: a side face's top is outwards
             x, y = np.round(c + 1.6 * (mid - c)).astype(int)
             if not (r <= x < w - r and r <= y < h - r):
@@ -823,6 +885,30 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
                 out.add(i)
                 break
     return out
+
+
+#: a side of a face is away from the nadir where its outward normal is within this angle
+#: (degrees) of the direction from the nadir: the side face a top face shows is on its side
+#: towards the nadir, as deep as the line of sight's slant that way (a side square to it
+#: shows none); a nadir below the frame, a face's left and right sides are a pixel farther
+#: from it than the face's middle (a turquoise die's on a checked cloth of its colour was
+#: dropped, the cloth's dots taken for its unread top's print)
+AWAY_MOST = 60.0
+
+
+def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> bool | None:
+    """Whether the side of a face (centre c) through mid faces away from the nadir (None
+    where the nadir is not known, or c is within its spread of it: which way is away is not
+    told)."""
+    if nadir is None:
+        return None
+    out = np.asarray(c, np.float64) - np.asarray(nadir.point, np.float64)
+    far = float(np.linalg.norm(out))
+    if far <= max(nadir.spread, 1.0):
+        return None
+    normal = np.asarray(mid, np.float64) - c
+    return float(np.dot(normal, out)) > math.cos(math.radians(AWAY_MOST)) * far * float(
+        np.linalg.norm(normal))
 
 
 def _unread_top(image: np.ndarray, rd: NumeralReading, top: np.ndarray,

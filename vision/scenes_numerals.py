@@ -55,6 +55,9 @@ ROUGH_SHARE = 0.35
 #: 16 mm die about 50 px across, and photographs often show dice smaller still, where a
 #: cloth's weave and a felt's fibres are as fine as the numerals' strokes
 FAR_SHARE = 0.3
+#: the share of hard development frames under a veil of glare (`_veiled`): a lamp's
+#: reflection or haze lifts the print's black with the body's, as the judge's glare does
+VEIL_SHARE = 0.5
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -204,7 +207,27 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
     far = np.random.default_rng([seed, 4])  # drawn apart: the other frames stay as they were
     if not held_out and far.random() < FAR_SHARE:
         scene = _farther(scene, far)
+    veil = np.random.default_rng([seed, 5])  # drawn apart too
+    if not held_out and scene.hard and veil.random() < VEIL_SHARE:
+        scene = _veiled(scene, veil)
     return scene
+
+
+def _veiled(scene: PipScene, rng: np.random.Generator) -> PipScene:
+    """The frame under a veil of glare: in a pool of light (its spread 0.3-0.6 of the frame's
+    longer side) the picture's contrast falls to 0.45-0.7 and 70-110 grey levels are added
+    (the print's black is lifted as much as its body); a sensor's noise and JPEG again."""
+    h, w = scene.image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    rad = rng.uniform(0.3, 0.6) * max(w, h)
+    pool = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * rad ** 2))[:, :, None]
+    keep, lift = rng.uniform(0.45, 0.7), rng.uniform(70, 110)
+    img = scene.image.astype(np.float32) * (1 - (1 - keep) * pool) + lift * pool
+    img += rng.normal(0, rng.uniform(1, 3), img.shape).astype(np.float32)
+    ok, buf = cv2.imencode(".jpg", np.clip(img + 0.5, 0, 255).astype(np.uint8),
+                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
+    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR))
 
 
 def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
@@ -221,4 +244,10 @@ def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
                            [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
     dice = [replace(t, center=((t.center[0] + 0.5) * fx - 0.5, (t.center[1] + 0.5) * fy - 0.5),
                     side_px=t.side_px * math.sqrt(fx * fy)) for t in scene.dice]
-    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR), dice=dice)
+    # the camera's nadir and the markers' homography (image px -> table mm) in the smaller
+    # frame's pixels
+    to_small = np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5], [0, 0, 1]])
+    table_h = None if scene.table_h is None else scene.table_h @ np.linalg.inv(to_small)
+    nadir = ((scene.nadir[0] + 0.5) * fx - 0.5, (scene.nadir[1] + 0.5) * fy - 0.5)
+    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR), dice=dice, nadir=nadir,
+                   table_h=table_h)
