@@ -303,66 +303,21 @@ def _frame_nadir(image: np.ndarray, faces: list[ObjectReading]) -> Nadir | None:
     FRAME_DICE dice agree (`vision.nadir.locate`), the nadir with FRAME_SPREAD of its
     standard error as its spread; else None (one or two dice: any two lines meet)."""
     dice = _dice(faces)
-    if len(dice) < 2:
+    if len(dice) < FRAME_DICE:
         return None
-    lines, seeds = [], {}
+    lines = []
     for g, idx in enumerate(dice):
         seed = max(idx, key=lambda i: (_facing(faces[i].corners), faces[i].size_px))
         mid = _silhouette(image, faces[seed])
         if mid is None:
             continue
-        seeds[g] = (faces[seed], mid)
         for i in idx:
             if math.hypot(*(mid - np.asarray(faces[i].center))) >= 2 * SIL_NOISE:
                 lines.append(toward(faces[i].center, mid, g, SIL_NOISE))
     found = locate(lines)
-    if found is None or found.dice < 2:
+    if found is None or found.dice < FRAME_DICE:
         return None
-    spread = FRAME_SPREAD * found.spread
-    if found.dice < FRAME_DICE:
-        off = _one_vertical(found.point, [seeds[g] for g in {lines[i].group
-                                                             for i in found.lines}],
-                            max(image.shape[:2]))
-        if off is None:
-            return None
-        spread = max(spread, off)
-    return Nadir(found.point, spread, found.dice, found.lines)
-
-
-INRADIUS_SIDE = (3 + math.sqrt(5)) / (4 * math.sqrt(3))  # a d20's inradius over its side: 0.756
-LAMBDA_SIGMAS = 3.0  # two dice's f / cos tilt (`_one_vertical`) agree within this many sigmas
-LAMBDA_ERR = 0.25  # a die's offset from its silhouette's middle known within this share
-
-
-def _one_vertical(point, seeds: list, long: int) -> float | None:
-    """How far off (px) the nadir `point` two dice's lines meet at is, where their top faces
-    found can share one vertical with it (None where they cannot): seeds (face, its
-    silhouette's middle) per die. A face's centre lies its die's inradius r along its
-    normal n from the die's middle: imaged, (f / Z) r (n_xy - u n_z), u its ray
-    (p - pp) / f; so the nadir (the image of -n) is p - (f / cos tilt) d, d that offset over
-    (f / Z) r, for every top face alike (pp drops out). Two lines always meet: where they
-    do, each die's distance to the nadir over its own d must be the one f / cos tilt (within
-    LAMBDA_SIGMAS of the offsets' errors, each at most LAMBDA_ERR), at least the shortest
-    focal length taken (F_MIN of the frame's longer side); the nadir is then as far off as
-    the points each die's offset puts it at (at their mean f / cos tilt) lie from it."""
-    lam, sig, along = [], [], []
-    for rd, mid in seeds:
-        tri = np.asarray(rd.corners, np.float64)
-        area = abs(cv2.contourArea(tri.astype(np.float32)))
-        off = np.asarray(rd.center, float) - mid
-        n_off = float(np.hypot(*off))
-        if area < 1.0 or n_off < 2 * SIL_NOISE:
-            return None
-        r_px = INRADIUS_SIDE * math.sqrt(area / (math.sqrt(3) / 4))
-        lam.append(float(np.hypot(*(np.asarray(point) - rd.center))) * r_px / n_off)
-        sig.append(math.sqrt(2) * SIL_NOISE / n_off)  # the offset's share of error
-        along.append((np.asarray(rd.center, float), off / r_px))
-    lo, hi = min(lam), max(lam)
-    if (max(sig) > LAMBDA_ERR or lo < F_MIN * long * (1 - LAMBDA_SIGMAS * max(sig))
-            or hi / lo - 1 > LAMBDA_SIGMAS * math.hypot(*sig)):
-        return None
-    mean = float(np.mean(lam))
-    return max(float(np.hypot(*(p - mean * d - np.asarray(point)))) for p, d in along)
+    return Nadir(found.point, FRAME_SPREAD * found.spread, found.dice, found.lines)
 
 
 def _dice(faces: list[ObjectReading]) -> list[list[int]]:

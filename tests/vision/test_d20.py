@@ -381,8 +381,7 @@ def test_the_nadir_is_told_from_three_dice_in_the_picture(seed):
 
 
 def test_one_or_two_dice_tell_no_nadir():
-    """Two lines always meet: two dice tell the nadir only where their tops can share one
-    vertical (`_one_vertical`); in these frames they cannot, one die tells none."""
+    """Two lines always meet: with fewer than three dice the picture tells no nadir."""
     from vision.d20 import _faces, _frame_nadir
 
     for seed in (23261127, 23261206):  # two and three dice, two of them found
@@ -436,83 +435,3 @@ def test_a_face_facing_the_camera_more_squarely_than_a_top_face_can_is_no_top_fa
 
     assert not _can_be_top(face(1.0), nadir, (w, h))
     assert _can_be_top(face(math.cos(math.radians(30.0))), nadir, (w, h))
-
-
-def _two_dice_seen(tilt_deg, towards_deg, f_px, places, side):  # noqa: ANN202
-    """(the two dice's (face found, silhouette's middle), the true nadir) of two d20s at
-    places (mm) under a pinhole camera 500 mm above the table's origin, tipped tilt_deg
-    towards towards_deg, a 1640 x 1232 frame: the first die's top face; the second's too,
-    or with side its side face whose offset from the die's middle runs most nearly along
-    the top's (the face a reader may take for the top: its line points near the nadir)."""
-    import math
-
-    from vision.objects import ObjectReading
-    from vision.scenes_d20 import d20_pose
-
-    t, a = math.radians(tilt_deg), math.radians(towards_deg)
-    axis = np.array([math.cos(a), math.sin(a), 0.0])
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    turn = np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
-    pp = np.array([1640 * 0.53, 1232 * 0.47])
-
-    def project(pts):
-        q = np.stack([pts[:, 0], pts[:, 1], 500.0 - pts[:, 2]], 1) @ turn.T
-        return pp + f_px * q[:, :2] / q[:, 2:3]
-
-    seeds = []
-    for i, (x, y) in enumerate(places):
-        faces = d20_pose(3, 25.0, 20.0, x, y)
-        middle = project(np.concatenate([p for _, p, _ in faces]).mean(0, keepdims=True))[0]
-        face = project(faces[3][1])
-        if side and i == 1:
-            top = face.mean(0) - middle
-            seen = [project(p) for j, p, n in faces
-                    if j != 3 and n @ ([0.0, 0.0, 500.0] - p.mean(0)) > 0]
-            face = max(seen, key=lambda c: (c.mean(0) - middle) @ top
-                       / np.linalg.norm(c.mean(0) - middle))
-        c = face.mean(0)
-        seeds.append((ObjectReading("d20", "1d", 1.0, (float(c[0]), float(c[1])),
-                                    face.tolist(), 0.0,
-                                    float(np.linalg.norm(face[0] - face[1]))), middle))
-    return seeds, project(np.zeros((1, 3)))[0]
-
-
-@pytest.mark.parametrize(("tilt", "towards", "f_px", "places"), [
-    (20, 40, 1312, ((150, 60), (-120, 170))), (20, 40, 1312, ((-160, -90), (130, -150))),
-    (28, 200, 1968, ((150, 60), (-120, 170))), (25, 300, 1148, ((-160, -90), (130, -150)))])
-def test_two_dice_tops_share_one_vertical_a_side_face_does_not(tilt, towards, f_px, places):
-    """Two dice's lines from a face to its die's middle always meet; where both faces are
-    top faces each die's distance to that point over its own offset is the one f / cos tilt
-    and the nadir is told within the spread given; a side face's line meets the top's
-    elsewhere, at distances 2-5 times apart: no nadir."""
-    from vision.d20 import _one_vertical
-    from vision.nadir import locate, toward
-
-    for side in (False, True):
-        seeds, nadir = _two_dice_seen(tilt, towards, f_px, places, side)
-        found = locate([toward(rd.center, m, g, 1.5) for g, (rd, m) in enumerate(seeds)])
-        assert found is not None
-        off = _one_vertical(found.point, seeds, 1640)
-        if side:
-            assert off is None
-        else:
-            assert off is not None and np.hypot(*(np.array(found.point) - nadir)) <= off
-
-
-@pytest.mark.parametrize("seed", [23261123, 23261224])
-def test_the_nadir_is_told_from_two_dice_whose_tops_share_one_vertical(seed):
-    """Dev frames of two dice, no nadir given: their lines meet where each die's distance
-    over its offset is one f / cos tilt (`_one_vertical`); the nadir so told lies within
-    its spread of the camera's true one, and both dice are read right (before: with two
-    dice no nadir, and neither read)."""
-    from vision.d20 import _faces, _frame_nadir
-
-    scene = _bench_scene(seed)
-    faces, _ = _faces(scene.image)
-    nadir = _frame_nadir(scene.image, faces)
-    assert nadir is not None and nadir.dice == 2
-    assert np.hypot(*(np.array(nadir.point) - scene.nadir)) <= nadir.spread, nadir
-    res = KindResult("test")
-    score(res, scene.dice, read_d20(scene.image), scene.hard, seed)
-    assert res.confident_errors == 0, res.errors
-    assert res.right == 2, res.summary()
