@@ -959,12 +959,12 @@ def _triple(cover: np.ndarray, ds: np.ndarray, least: float) -> list | None:
     m_steps, n_d = cover.shape
     lo = np.searchsorted(ds, ds / SIDES_RATIO)
     hi = np.searchsorted(ds, ds * SIDES_RATIO, side="right")
-    win = np.empty((m_steps, n_d))
-    win_at = np.empty((m_steps, n_d), int)
-    for j in range(n_d):  # the best cover within the distance window
-        seg = cover[:, lo[j]:hi[j]]
-        win[:, j] = seg.max(1)
-        win_at[:, j] = lo[j] + seg.argmax(1)
+    # the best cover within each distance's window (the first of equals, as argmax)
+    k = np.arange(n_d)
+    inside = (k[None, :] >= lo[:, None]) & (k[None, :] < hi[:, None])  # (window, distance)
+    masked = np.where(inside[None], cover[:, None, :], -np.inf)
+    win_at = masked.argmax(2)
+    win = np.take_along_axis(masked, win_at[:, :, None], 2)[:, :, 0]
     third = m_steps // 3
     rows = np.arange(third)
     total = cover[:third].copy()
