@@ -86,6 +86,10 @@ NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer th
 NEAR_LIT = 0.95  # a side face deeper still (a tilted camera, a wide lens) is closer than this;
 #: from NEAR on only when lit otherwise than the top face (touching dice's tops are lit alike)
 LIT_OTHERWISE = 1.4  # faces whose brightness differs this many times are lit otherwise
+ONE_DIE_LIT = 5.0  # a die's side face turned from the lamp, lit by the room's light alone (a
+#: fifth of the lamp's or more), beside its top face lit by both: this many times darker at
+#: most (3 was too few: a dev frame's side face in shade, 3.2 times darker than its top face,
+#: was cut out and read as a three beside it, seed 23300097 with the table's nadir)
 BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
 #: are not told apart by their brightness
 
@@ -1003,7 +1007,8 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             found.append(_reading(f, _judge_again(f, smooth, mid, first)))
     # the same face at two levels: keep the surer reading, and abstain when another level
     # read it otherwise (a part of the face grown at one level, the whole at another); a face
-    # much smaller than another and within it is a part of it
+    # much smaller than another and within it is a part of it, set aside when read less
+    # surely than the whole
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     kept_faces: list[_Face] = []  # the faces of kept
@@ -1017,7 +1022,12 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             at[len(kept)] = (rd.center[0], rd.center[1], rd.size_px)
             kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
             kept_faces.append(face)
-        elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
+        elif (None not in (rd.label, same.label) and rd.label != same.label
+              and (_alike(rd, same) or same.size_px < rd.size_px)):
+            # a part read surer than the whole it lies in is no reading of the die (a dark
+            # die's top face grown only in part at one level, two of its three pips cut out
+            # as a two 0.99 sure, the whole read as a three 0.975 at the next); a part read
+            # less surely than the whole is the whole's, and is set aside
             same.why = f"read as {same.label} and as {rd.label} at two scales"
             same.label, same.confidence = None, 0.3
     # a face at most a pip's size within a read face is a pip of it (a glossy or dimpled
@@ -1209,13 +1219,17 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
 
 
 def _one_die_colour(a: _Face, b: _Face) -> bool:
-    """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
-    side face is lit otherwise than the top face, not so much)."""
-    if not _same_hue(np.array(a.colour), np.array(b.colour)):
-        return False
-    # near black, a ratio of a few grey levels says nothing (a black die's side face at 5
-    # beside its top face at 28): two faces both within BLACK of it may be one die's
-    return _brightness_ratio(a, b) <= 3 or max(sum(a.colour), sum(b.colour)) <= 3 * BLACK
+    """Whether two faces may be faces of one die: one hue, and brightness within ONE_DIE_LIT
+    times (a side face is lit otherwise than the top face: turned from the lamp, by the
+    room's light alone)."""
+    # near black, a ratio or a hue of a few grey levels says nothing (a black die's side face
+    # at 5 beside its top face at 28; one at (10, 11, 12) beside its top at (20, 15, 14), a
+    # dev frame's side face read as a six, seed 23300166): two faces both within BLACK of it
+    # may be one die's
+    if max(sum(a.colour), sum(b.colour)) <= 3 * BLACK:
+        return True
+    return (_same_hue(np.array(a.colour), np.array(b.colour))
+            and _brightness_ratio(a, b) <= ONE_DIE_LIT)
 
 
 def _brightness_ratio(a: _Face, b: _Face) -> float:
