@@ -183,7 +183,7 @@ def kind_reader(kind: str, equipment_name: str, profile: str = "",
             from vision.pips import read_pips
 
             return KindReader(kind, "none needed", read_pips,
-                              tuple(f"PIP-{n}" for n in range(1, 7)), takes_nadir=True)
+                              tuple(f"PIP-{n}" for n in range(1, 7)))
         if kind == "d20":
             from vision.d20 import read_d20
             from vision.scenes_d20 import rugen_faces
