@@ -86,6 +86,10 @@ NEAR = 0.85  # a die's top and side faces as deep as 0.7 of a side are closer th
 NEAR_LIT = 0.95  # a side face deeper still (a tilted camera, a wide lens) is closer than this;
 #: from NEAR on only when lit otherwise than the top face (touching dice's tops are lit alike)
 LIT_OTHERWISE = 1.4  # faces whose brightness differs this many times are lit otherwise
+ONE_DIE_LIT = 5.0  # a die's side face turned from the lamp, lit by the room's light alone (a
+#: fifth of the lamp's or more), beside its top face lit by both: this many times darker at
+#: most (3 was too few: a dev frame's side face in shade, 3.2 times darker than its top face,
+#: was cut out and read as a three beside it, seed 23300097 with the table's nadir)
 BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
 #: are not told apart by their brightness
 
@@ -596,6 +600,11 @@ def _top_face_cut(face: _Face, smooth: np.ndarray, mid: tuple[float, float]) -> 
         # unless what is cut off is plainly side faces' pips
         if len(idx) == 1 and not squeezed:
             continue
+        # the spots kept, the top face's, are no more squeezed than those cut off: two grains
+        # of a speckled ground, both oval, cut from a rounder one, read as a two 0.77 sure
+        # where there is no die (a dev frame, seed 23300269)
+        if cut and float(np.median([face.pips[i].elong for i in idx])) > max(p.elong for p in cut):
+            continue
         seen.add(idx)
         alt = _cut_reading(face, [face.pips[i] for i in sorted(idx)], cut, axes, hull, sides,
                            smooth, squeezed)
@@ -1003,7 +1012,8 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             found.append(_reading(f, _judge_again(f, smooth, mid, first)))
     # the same face at two levels: keep the surer reading, and abstain when another level
     # read it otherwise (a part of the face grown at one level, the whole at another); a face
-    # much smaller than another and within it is a part of it
+    # much smaller than another and within it is a part of it, set aside when read less
+    # surely than the whole
     found.sort(key=lambda t: -t[0])
     kept: list[ObjectReading] = []
     kept_faces: list[_Face] = []  # the faces of kept
@@ -1017,7 +1027,12 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             at[len(kept)] = (rd.center[0], rd.center[1], rd.size_px)
             kept.append(rd)  # (a read face round a smaller one: that one is its pip, below)
             kept_faces.append(face)
-        elif None not in (rd.label, same.label) and rd.label != same.label and _alike(rd, same):
+        elif (None not in (rd.label, same.label) and rd.label != same.label
+              and (_alike(rd, same) or same.size_px < rd.size_px)):
+            # a part read surer than the whole it lies in is no reading of the die (a dark
+            # die's top face grown only in part at one level, two of its three pips cut out
+            # as a two 0.99 sure, the whole read as a three 0.975 at the next); a part read
+            # less surely than the whole is the whole's, and is set aside
             same.why = f"read as {same.label} and as {rd.label} at two scales"
             same.label, same.confidence = None, 0.3
     # a face at most a pip's size within a read face is a pip of it (a glossy or dimpled
@@ -1047,6 +1062,10 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             rd.label, rd.confidence = None, 0.3
             rd.why = "may be the side face of a die the frame cuts"
     _beside_a_top_face(kept, kept_faces, side, view)
+    for i, (rd, face) in enumerate(zip(kept, kept_faces, strict=True)):
+        if rd.label is not None and i not in side and _pips_beyond(rd, face, kept, view):
+            rd.label, rd.confidence = None, 0.3
+            rd.why = "pips beyond its edge away from the nadir (a side face, its top face not found?)"
     return [rd for i, rd in enumerate(kept) if i not in side]
 
 
@@ -1209,13 +1228,17 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
 
 
 def _one_die_colour(a: _Face, b: _Face) -> bool:
-    """Whether two faces may be faces of one die: one hue, and brightness within 3 times (a
-    side face is lit otherwise than the top face, not so much)."""
-    if not _same_hue(np.array(a.colour), np.array(b.colour)):
-        return False
-    # near black, a ratio of a few grey levels says nothing (a black die's side face at 5
-    # beside its top face at 28): two faces both within BLACK of it may be one die's
-    return _brightness_ratio(a, b) <= 3 or max(sum(a.colour), sum(b.colour)) <= 3 * BLACK
+    """Whether two faces may be faces of one die: one hue, and brightness within ONE_DIE_LIT
+    times (a side face is lit otherwise than the top face: turned from the lamp, by the
+    room's light alone)."""
+    # near black, a ratio or a hue of a few grey levels says nothing (a black die's side face
+    # at 5 beside its top face at 28; one at (10, 11, 12) beside its top at (20, 15, 14), a
+    # dev frame's side face read as a six, seed 23300166): two faces both within BLACK of it
+    # may be one die's
+    if max(sum(a.colour), sum(b.colour)) <= 3 * BLACK:
+        return True
+    return (_same_hue(np.array(a.colour), np.array(b.colour))
+            and _brightness_ratio(a, b) <= ONE_DIE_LIT)
 
 
 def _brightness_ratio(a: _Face, b: _Face) -> float:
@@ -1229,6 +1252,58 @@ def _same_hue(a: np.ndarray, b: np.ndarray) -> bool:
     (a face lit otherwise keeps them)."""
     a, b = np.asarray(a, np.float64) + 1.0, np.asarray(b, np.float64) + 1.0
     return bool(np.max(np.abs(a / a.sum() - b / b.sum())) <= 0.06)
+
+
+def _pips_beyond(rd: ObjectReading, f: _Face, kept: list[ObjectReading], view: _View) -> bool:
+    """Whether a read face may be the side face of a die whose top face was not found (a
+    white die's top face on white paper, its side face in shade read). A die's side faces
+    lie towards the nadir from its top face (`_View`), so a side face's top face lies beyond
+    its edge away from the nadir, within a side: when SIDE_TOP_SPOTS spots or more of the
+    face's pips' polarity and size, half as strong or more, on ground of the face's hue and
+    at least as bright (the top face faces the lamp over the table; the side face read was
+    in shade), lie there, and no other read die's face holds them, the face is not read. A
+    top face has only the table (or a die touching it) there: its own side faces lie towards
+    the nadir. (Without the brightness, five dice of the dev bench were lost, each on a
+    speckled or checked ground darker than the die.)"""
+    if f.around is None or f.image is None or not f.pips:
+        return False
+    if view.depth(rd.center) < 0.3:
+        return False  # side faces there are too shallow to show pips
+    scale = 2 ** f.level
+    ref = ((view.ref[0] + 0.5) / scale - 0.5, (view.ref[1] + 0.5) / scale - 0.5)
+    ox, oy = f.center[0] - ref[0], f.center[1] - ref[1]
+    on = math.hypot(ox, oy)
+    if on < 1e-6:
+        return False
+    ux, uy = ox / on, oy / on
+    side = f.side / 0.88  # the die's side (the region stops at its rim)
+    r = float(np.median([p.r for p in f.pips]))
+    con = float(np.median([abs(p.centre - p.body) for p in f.pips]))
+    xyr = f.around
+    dx, dy = xyr[:, 0] - f.center[0], xyr[:, 1] - f.center[1]
+    along, across = dx * ux + dy * uy, -dx * uy + dy * ux
+    sel = np.nonzero((along > 0.5 * side) & (along < 1.5 * side) & (np.abs(across) < 0.5 * side)
+                     & (xyr[:, 2] > 0.67 * r) & (xyr[:, 2] < 1.5 * r)
+                     & (np.abs(xyr[:, 3] - xyr[:, 4]) > 0.5 * con))[0]
+    if len(sel) < SIDE_TOP_SPOTS:
+        return False
+    ring = _sample(f.image, xyr[sel, None, 0] + _RING[None, ::2, 0] * RING * xyr[sel, None, 2],
+                   xyr[sel, None, 1] + _RING[None, ::2, 1] * RING * xyr[sel, None, 2])
+    ground = np.median(ring.astype(np.float32), 1)
+    n = 0
+    for k, g in zip(sel, ground, strict=True):
+        if not _same_hue(g, np.array(f.colour)) or float(g.sum()) < sum(f.colour):
+            continue  # not the face's hue, or darker: a top face faces the lamp over the table
+        at = ((xyr[k, 0] + 0.5) * scale - 0.5, (xyr[k, 1] + 0.5) * scale - 0.5)
+        if any(o is not rd and o.label is not None
+               and math.hypot(o.center[0] - at[0], o.center[1] - at[1]) < 0.6 * o.size_px
+               for o in kept):
+            continue  # a pip of another die read
+        n += 1
+    return n >= SIDE_TOP_SPOTS
+
+
+SIDE_TOP_SPOTS = 2  # spots beyond a read face, away from the nadir, that may be its top face's
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
