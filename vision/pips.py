@@ -90,6 +90,7 @@ ONE_DIE_LIT = 5.0  # a die's side face turned from the lamp, lit by the room's l
 #: fifth of the lamp's or more), beside its top face lit by both: this many times darker at
 #: most (3 was too few: a dev frame's side face in shade, 3.2 times darker than its top face,
 #: was cut out and read as a three beside it, seed 23300097 with the table's nadir)
+SIDE_TOP_SPOTS = 2  # spots beyond a read face, away from the nadir, that may be its top face's
 BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
 #: are not told apart by their brightness
 
@@ -1301,9 +1302,6 @@ def _pips_beyond(rd: ObjectReading, f: _Face, kept: list[ObjectReading], view: _
             continue  # a pip of another die read
         n += 1
     return n >= SIDE_TOP_SPOTS
-
-
-SIDE_TOP_SPOTS = 2  # spots beyond a read face, away from the nadir, that may be its top face's
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
