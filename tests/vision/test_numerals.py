@@ -334,6 +334,28 @@ def test_the_turquoise_die_is_told_by_its_colour():
     assert [(o.label, o.colour) for o in out] == [("4", "turquoise")]
 
 
+@pytest.mark.parametrize(("colour", "gain", "read_as"), [
+    ("turquoise", 2.2, {None, "turquoise"}),  # blue and green clipped, red not (the judge's)
+    ("turquoise", 4.0, {None, "turquoise"}),  # clipped in all three channels
+    ("white", 1.2, {"white"}),                # clipped in all three: its blend into the print
+    ("white", 1.07, {"white"}),               # blue clipped under a cold lamp, not red
+])
+def test_a_die_whose_body_is_clipped_is_not_read_as_a_colour_it_cannot_be(colour, gain, read_as):
+    """A clipped channel is paler than the die: the turquoise die with blue and green at 255
+    reads nearer white (the judge's, at 0.87) unless its colour is told where it blends into
+    the print below clipping, and only as a colour that can have made what the clipped
+    channels show. The die is drawn, then brightened and clipped as a sensor does."""
+    die = next(d for d in namaste_dice() if d.colour == colour)
+    body = die.body_bgr if colour == "turquoise" else (235, 228, 215)
+    img = _die_image("4", body=body, ground=(90, 100, 95), turn=-25.0).astype(np.float32)
+    if colour == "white" and gain < 1.1:
+        img *= np.float32([1.1, 1.0, 0.95])
+    img = np.clip(img * gain, 0, 255).astype(np.uint8)
+    out = read_numerals(img)
+    assert [o.label for o in out] == ["4"]
+    assert out[0].colour in read_as
+
+
 def test_a_blank_face_and_a_bare_table_are_not_read():
     plain = np.full((480, 640, 3), (60, 110, 150), np.uint8)
     assert read_numerals(plain) == []
