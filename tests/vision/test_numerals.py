@@ -281,6 +281,17 @@ def _face_print(text: str, w: int, h: int, body: tuple, blur: float = 0.0) -> np
     return cv2.resize(tex, (w, h), interpolation=cv2.INTER_AREA)
 
 
+def _die_and_side_face(top_face: np.ndarray | None, top: int = 40) -> np.ndarray:
+    """A turquoise die's top face (60 px, `top_face` or a blank patch of its colour) from row
+    `top`, and below it its side face showing a 3 (squashed, darker), on a blue table."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (60, 110, 150)
+    img[top:top + 60, 60:120] = (215, 205, 60) if top_face is None else top_face
+    img[top + 60:top + 105, 60:120] = _face_print("3", 60, 45, (185, 178, 52))
+    cv2.rectangle(img, (59, top - 1), (120, top + 105), (30, 50, 70), 2)
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
 @pytest.mark.parametrize("top_blur", [2.0, 3.0, 5.0])
 def test_a_side_face_beside_its_top_face_not_read_is_not_read(top_blur):
     # the judge's turquoise 6 (session 14): a die near the frame's corner, its top face's 6
@@ -288,18 +299,10 @@ def test_a_side_face_beside_its_top_face_not_read_is_not_read(top_blur):
     # the side face's 55, and read), its side face's 3 (squashed, darker) towards the middle
     # read as the die's number at 0.82 before; a side face beside a top face of its colour
     # with a print on it is not read
-    def die(top: np.ndarray | None) -> np.ndarray:
-        img = np.zeros((480, 640, 3), np.uint8)
-        img[:] = (60, 110, 150)
-        img[40:100, 60:120] = (215, 205, 60) if top is None else top
-        img[100:145, 60:120] = _face_print("3", 60, 45, (185, 178, 52))
-        cv2.rectangle(img, (59, 39), (120, 145), (30, 50, 70), 2)
-        return cv2.GaussianBlur(img, (0, 0), 0.8)
-
-    seen = read_numerals(die(_face_print("6", 60, 60, (215, 205, 60), top_blur)))
+    seen = read_numerals(_die_and_side_face(_face_print("6", 60, 60, (215, 205, 60), top_blur)))
     assert all(o.label in (None, "6") for o in seen), [o.to_json() for o in seen]
     # beside a blank patch of its colour (no print: no face) the same face is read
-    assert [o.label for o in read_numerals(die(None))] == ["3"]
+    assert [o.label for o in read_numerals(_die_and_side_face(None))] == ["3"]
 
 
 @pytest.mark.parametrize("top_blur", [2.0, 3.0, 5.0])
@@ -311,20 +314,12 @@ def test_with_the_nadir_a_side_face_away_from_the_middle_is_not_read(top_blur):
     # is not read; beside a blank patch of its colour it is read either way
     from vision.nadir import Nadir
 
-    def die(top: np.ndarray | None) -> np.ndarray:
-        img = np.zeros((480, 640, 3), np.uint8)
-        img[:] = (60, 110, 150)
-        img[330:390, 60:120] = (215, 205, 60) if top is None else top
-        img[390:435, 60:120] = _face_print("3", 60, 45, (185, 178, 52))
-        cv2.rectangle(img, (59, 329), (120, 435), (30, 50, 70), 2)
-        return cv2.GaussianBlur(img, (0, 0), 0.8)
-
     nadir = Nadir((320.0, 900.0), 50.0)
-    img = die(_face_print("6", 60, 60, (215, 205, 60), top_blur))
+    img = _die_and_side_face(_face_print("6", 60, 60, (215, 205, 60), top_blur), top=330)
     assert [o.label for o in read_numerals(img)] == ["3"]  # what the picture alone tells
     seen = read_numerals(img, nadir=nadir)
     assert all(o.label in (None, "6") for o in seen), [o.to_json() for o in seen]
-    assert [o.label for o in read_numerals(die(None), nadir=nadir)] == ["3"]
+    assert [o.label for o in read_numerals(_die_and_side_face(None, top=330), nadir=nadir)] == ["3"]
 
 
 def test_the_turquoise_die_is_told_by_its_colour():
