@@ -38,6 +38,14 @@ SHIFTS = (("night", 0, 8), ("day", 8, 16), ("evening", 16, 24))
 _BODY_KEYS = {"seq", "id", "kind", "args", "events", "legs", "source", "at"}
 
 
+def new_table_token() -> str:
+    """A table's secret token: 32 random bytes, URL-safe, never beginning with "-" (one in 64
+    would, and a command line reads `--token -x...` as an option, not as the token)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
 class HouseError(FeltbankError):
     """Something the house refuses; `status` is the HTTP status that says so."""
 
@@ -110,7 +118,7 @@ class House:
     def add_table(self, table_id: str, name: str = "") -> str:
         """Register a table; its token (shown once: only its hash is kept)."""
         check_table_id(table_id)
-        token = secrets.token_urlsafe(32)
+        token = new_table_token()
         with self.connect() as db:
             if db.execute("SELECT 1 FROM house_tables WHERE id = %s", (table_id,)).fetchone():
                 raise HouseError(f"there is already a table {table_id!r}; pick another id, or "
@@ -121,7 +129,7 @@ class House:
 
     def new_token(self, table_id: str) -> str:
         """A new token for a table; the old one stops working."""
-        token = secrets.token_urlsafe(32)
+        token = new_table_token()
         with self.connect() as db:
             cur = db.execute("UPDATE house_tables SET token_hash = %s WHERE id = %s",
                              (token_hash(token), table_id))

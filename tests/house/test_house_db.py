@@ -107,6 +107,18 @@ def test_tokens_belong_to_one_table(house, tmp_path):
     assert [r["table"] for r in house.refusals()] == ["t1", "t1", "t2"]
 
 
+def test_a_token_never_begins_with_a_dash(house, monkeypatch):
+    """A token beginning with "-" is read by a command line as an option (`feltbank journal
+    restore --token -_iw...` failed: 'expected one argument'): the house draws again."""
+    import secrets
+
+    drawn = iter(["-_iwHeIQ3ZwQnw0syCx8JzL5e", "-x", "a-b_c"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert house.add_table("t1") == "a-b_c"
+    drawn = iter(["-q", "Zz"])
+    assert house.new_token("t1") == "Zz"
+
+
 def test_a_malformed_shipment_is_refused_and_changes_nothing(house):
     token = house.add_table("t1")
     with pytest.raises(Refused, match="is not shaped as a journal entry"):
