@@ -807,18 +807,12 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
 def _toward(nadir: Nadir | None, width: int, height: int):
     """For `pips._side_faces`: the side faces of a frame whose nadir is known lie towards it
     (which of two faces is nearer it, over its spread: `_View.nearer`), and are no deeper than
-    without it (`_View.depth` of the picture's middle under a lens of 90 degrees or narrower:
-    the depth bound over a calibrated table's cameras, looser, dropped touching dice's top
-    faces, 2 of 60 dev frames); None without a nadir."""
+    without it (`_View.depth_by_middle`); None without a nadir."""
     if nadir is None:
         return None
     from vision.pips import _View
 
-    class _Toward(_View):
-        def depth(self, p: tuple[float, float]) -> float:
-            return _View(self.width, self.height).depth(p)
-
-    return _Toward(width, height, nadir)
+    return _View(width, height, nadir, depth_by_middle=True)
 
 
 def _shaded_side_faces(faces: list[NumeralReading], middle: tuple[float, float]) -> set[int]:

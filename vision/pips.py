@@ -1084,6 +1084,10 @@ class _View:
     width: int
     height: int
     nadir: Nadir | None = None
+    #: a side face's depth bounded as without the nadir, where the nadir tells only which way
+    #: side faces lie (the numeral dice's reader: the bound over the nadir, looser, dropped
+    #: touching dice's top faces, 2 of 60 dev frames)
+    depth_by_middle: bool = False
 
     @property
     def ref(self) -> tuple[float, float]:
@@ -1099,7 +1103,7 @@ class _View:
         (F_MIN of the longer side, or `Nadir.focal_min` when longer), the principal point
         in the picture's middle."""
         longer = max(self.width, self.height)
-        if self.nadir is None:
+        if self.nadir is None or self.depth_by_middle:
             return min(1.0, math.hypot(p[0] - self.width / 2, p[1] - self.height / 2)
                        / (0.55 * longer))
         return min(1.0, math.tan(self.sight(p)))
