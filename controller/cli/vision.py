@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     die_set = default_die_set()
     p = subparsers.add_parser(
-        "calibrate", help="learn a dice profile from labelled captures",
+        "calibrate", help="learn a profile from labelled captures: dice, numeral dice' colours "
+        "or a deck of cards",
         description="Learn a recognition profile from DIR/<LABEL>/*.png captures (one die, "
         "that face up), report held-out accuracy, and write it as a new profile version.")
     p.add_argument("--captures", metavar="DIR", help="one sub-folder per label (+ _empty/)")
@@ -56,12 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "deck's labels)")
     p.set_defaults(func=cmd_calibrate)
 
-    p = subparsers.add_parser("recognize", help="read the dice in image files")
+    p = subparsers.add_parser("recognize", help="read the dice or cards in image files")
     p.add_argument("--profile", metavar="PROFILE", default=str(CALIBRATION / die_set),
                    help=f"profile folder or store (default: the shipped calibration/{die_set})")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
-                   help="what to read: labelled dice with a profile (default) , pip dice or cards")
+                   help="what to read: labelled dice with a profile (default), pip dice, numeral "
+                        "dice, the d20 or cards")
     p.add_argument("--die-set", help="refuse a profile made for another die set")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.add_argument("--table", action="store_true",
@@ -107,7 +109,8 @@ def register_bench(bench_subparsers: argparse._SubParsersAction) -> None:
                    help="with --classic: label art the recognizer was not developed on")
     p.add_argument("--json", action="store_true")
     p.add_argument("--kind", choices=["dice", *KINDS], default="dice",
-                   help="what to read: labelled dice (default) , pip dice or cards")
+                   help="what to read: labelled dice (default), pip dice, numeral dice, the d20 "
+                        "or cards")
     p.add_argument("--world", choices=["generated", "photo"], default="generated",
                    help="photo: the independent judge's photo-like world (vision.scenes_photo)")
     p.set_defaults(func=cmd_bench_vision)
