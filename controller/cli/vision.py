@@ -227,7 +227,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_recognize(args: argparse.Namespace) -> int:
     """Read each image and print what is on the felt."""
-    from vision.images import read_image
     from vision.profile import load_profile
     from vision.recognizer import Recognizer
 
@@ -252,26 +251,39 @@ def cmd_recognize(args: argparse.Namespace) -> int:
 
         def place(img):
             return fixed or TableGeometry.from_markers(img, felt_mm, zones)
+
+    def line(r) -> str:
+        what = r.label or ("(obstruction)" if r.kind == "obstruction" else "(unsure)")
+        flags = (" cocked" if r.cocked else "") + ("" if r.on_felt else " off-felt") + (
+            f" {r.zone}" if r.zone else "")
+        return f"{what:<14} {r.confidence:5.2f}  at ({r.center[0]:.0f}, {r.center[1]:.0f}){flags}"
+
+    return read_each(args.images, lambda img: rec.read(img, place(img) if place else None),
+                     args.json, line)
+
+
+def read_each(images: list[str], read, as_json: bool, line) -> int:
+    """`recognize`'s one loop, for every kind: read(frame) gives an image's objects; printed
+    as one JSON object per image (`{"image", "objects"}`; an unreadable image gives
+    `{"image", "error", "objects": []}` and exit status 1, the others are still read) or as
+    the image's name and a line(object) per object."""
+    from vision.images import read_image
+
     status = 0
-    for image in args.images:
+    for image in images:
         try:
-            img = read_image(image)
-            readings = rec.read(img, place(img) if place else None)
+            objects = read(read_image(image))
         except VisionError as e:
             status = _fail(str(e))
-            if args.json:
+            if as_json:
                 print(json.dumps({"image": image, "error": str(e), "objects": []}))
             continue
-        if args.json:
-            print(json.dumps({"image": image, "objects": [r.to_json() for r in readings]}))
-        else:
-            print(f"{image}:")
-            for r in readings:
-                what = r.label or ("(obstruction)" if r.kind == "obstruction" else "(unsure)")
-                flags = (" cocked" if r.cocked else "") + ("" if r.on_felt else " off-felt") + (
-                    f" {r.zone}" if r.zone else "")
-                print(f"  {what:<14} {r.confidence:5.2f}  at ({r.center[0]:.0f}, "
-                      f"{r.center[1]:.0f}){flags}")
+        if as_json:
+            print(json.dumps({"image": image, "objects": [o.to_json() for o in objects]}))
+            continue
+        print(f"{image}:")
+        for o in objects:
+            print(f"  {line(o)}")
     return status
 
 

@@ -28,7 +28,6 @@ def _fail(msg: str) -> int:
 def cmd_recognize_kind(args: argparse.Namespace) -> int:
     """Read each image with the reader of args.kind; one JSON object per image with --json."""
     from vision.d20 import read_d20
-    from vision.images import read_image
     from vision.numerals import read_numerals
     from vision.pips import read_pips
 
@@ -50,26 +49,17 @@ def cmd_recognize_kind(args: argparse.Namespace) -> int:
             readers["cards"] = _card_reader(args.profile).read
         except VisionError as e:
             return _fail(str(e))
-    status = 0
-    for image in args.images:
-        try:
-            objects = readers[args.kind](read_image(image))
-        except VisionError as e:
-            status = _fail(str(e))
-            if args.json:
-                print(json.dumps({"image": image, "error": str(e), "objects": []}))
-            continue
-        if args.json:
-            print(json.dumps({"image": image, "objects": [o.to_json() for o in objects]}))
-            continue
-        print(f"{image}:")
-        for o in objects:
-            what = o.label or f"(unsure: {o.why})"
-            if getattr(o, "colour", None):
-                what = f"{what} {o.colour}"
-            print(f"  {args.kind} {what:<18} {o.confidence:5.2f}  at ({o.center[0]:.0f}, "
-                  f"{o.center[1]:.0f})")
-    return status
+
+    def line(o) -> str:
+        what = o.label or f"(unsure: {o.why})"
+        if getattr(o, "colour", None):
+            what = f"{what} {o.colour}"
+        return (f"{args.kind} {what:<18} {o.confidence:5.2f}  at ({o.center[0]:.0f}, "
+                f"{o.center[1]:.0f})")
+
+    from controller.cli.vision import read_each
+
+    return read_each(args.images, readers[args.kind], args.json, line)
 
 
 def cmd_calibrate_numerals(args: argparse.Namespace) -> int:

@@ -42,6 +42,25 @@ def test_recognize_json_one_object_per_image(tmp_path, capsys):
             assert len(o["center"]) == 2
 
 
+@pytest.mark.parametrize("kind", ["dice", "pips"])
+def test_recognize_reads_the_other_images_past_an_unreadable_one(tmp_path, capsys, kind):
+    good = tmp_path / "frame.png"
+    cv2.imwrite(str(good), make_scene(7300, table=NOMINAL_TABLE).image)
+    bad = tmp_path / "torn.png"
+    bad.write_bytes(b"\x89PNG not really")
+    paths = [str(bad), str(good)]
+    assert main(["recognize", "--kind", kind, *paths, "--json"]) == 1
+    out = capsys.readouterr()
+    first, second = (json.loads(line) for line in out.out.strip().splitlines())
+    assert first["image"] == str(bad) and first["objects"] == [] and first["error"]
+    assert second["image"] == str(good) and "error" not in second and second["objects"]
+    assert str(bad) in out.err
+    assert main(["recognize", "--kind", kind, *paths]) == 1
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == f"{good}:" and len(text) == 1 + len(second["objects"])
+    assert all(line.startswith("  ") and " at (" in line for line in text[1:])
+
+
 def test_recognize_on_the_table_places_dice_in_zones(tmp_path, capsys):
     from vision.synthetic import DieSpec, SceneParams, render_scene
 
