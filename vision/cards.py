@@ -38,6 +38,7 @@ with no capture at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -53,6 +54,7 @@ from vision.deck_art import (
     RED_SUITS,
     render_back,
     render_card,
+    roche_card,
     roche_labels,
 )
 from vision.errors import BadImage, VisionError
@@ -197,6 +199,14 @@ class CardModel:
             cache[i, j, k] = 1.0 - _part_fit(self.index[i][0], self.index[j][0],
                                              self.parts()[j, k])[0]
         return cache[i, j, k]
+
+    def only(self, keep: set[str]) -> CardModel:
+        """The model of the faces of labels `keep` alone."""
+        idx = [i for i, lab in enumerate(self.labels) if lab in keep]
+        return CardModel(self.deck, [self.labels[i] for i in idx], self.grey[idx],
+                         self.chroma[idx], self.min_margin,
+                         fine=None if self.fine is None else self.fine[idx],
+                         index=None if self.index is None else self.index[idx])
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
@@ -962,6 +972,7 @@ class _Scores:
     best_face: int = -1  # the best label's closest face
     close: list = field(default_factory=list)  # [(pair, label, face index)]: runners-up
     rivals: list = field(default_factory=list)  # [(label, face index)]: the closest, first
+    query: tuple = ()  # the card's (grey, chroma, fine grey) faces that were scored
 
 
 def _pair_tests(cand: list[tuple], labels: list[str]) -> dict[str, tuple[float, int]]:
@@ -1055,7 +1066,7 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
         if lab != best and all(lab != r[0] for r in rivals):
             rivals.append((lab, i))
     return _Scores(best, cand[0][0], labels[k] if k >= 0 else "", pair, cand[0][2],
-                   cand[0][1], close, rivals)
+                   cand[0][1], close, rivals, (grey, chroma, fine))
 
 
 def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
@@ -1113,6 +1124,47 @@ def _local_unlike(a: np.ndarray, b: np.ndarray) -> float:
     return float((diff[inked] / (energy[inked] + 1e-9)).max()) if inked.any() else 1.0
 
 
+def index_siblings(label: str) -> set[str]:
+    """The labels whose cards print the same corner index as `label`'s (itself included). The
+    printed deck's index is its suit's sign and its half's size, inside its half's border (a
+    Day card's double line, a Night card's thick one): every card of a half shows the same,
+    so its corners tell the half, never the card. A poker card's index is its own."""
+    if label not in roche_labels():
+        return {label}
+    c = roche_card(label)
+    return {d for d in roche_labels()
+            if (lambda o: (o.suit, o.rank, o.half) == (c.suit, c.rank, c.half))(roche_card(d))}
+
+
+@functools.cache
+def _roche_art() -> CardModel:
+    """The printed deck's art as a model (`roche_model`), made once."""
+    return roche_model()
+
+
+def _place_in_half(model: CardModel, query: tuple, label: str) -> tuple[str | None, float, str]:
+    """The printed deck's card of `label`'s half that the card's faces `query` (grey, chroma,
+    fine grey) show: what tells the cards of a half apart is the medallion's shape and the
+    dots, and only the faces show them. Named by the deck's own art (exact, whatever outline
+    a capture was learned from: a capture's face learned 3 % off its card told a diamond
+    from a square by 0.39), when the art tells it from every other card of the half
+    (`_decide`'s pair test) and the learned faces of the half do not say another card as
+    surely. (label, confidence, why); `label` itself when it has no sibling learned."""
+    half = index_siblings(label) & set(model.labels)
+    if len(half) < 2:
+        return label, 1.0, ""
+    art = _roche_art()
+    a = _score(art.only(half), *query)
+    name, conf, why = _decide(art, a)
+    if name is None:
+        return None, min(conf, 0.49), f"{a.best} or {a.second}? (the art, in its half {a.pair:.2f})"
+    if model is not art:
+        own = _score(model.only(half), *query)
+        if own.best != name and own.pair >= model.min_margin:
+            return None, 0.3, f"{name} or {own.best}? (the art against the learned faces)"
+    return name, conf, ""
+
+
 def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
                 ) -> tuple[str | None, float, str, dict]:
     """The corner look: the rank glyph and suit sign in the card's two corner indices against
@@ -1157,6 +1209,15 @@ def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
         return None, 0.3, f"its corner index is unlike {top}'s ({score[top]:.2f}, {unlike:.2f})", info
     if top == sc.best and sc.pair >= thr and pc >= 0:  # faces sure, corners not against
         return top, max(conf, face_conf), "", info
+    if len(index_siblings(top) & set(model.labels)) > 1 and sc.query:
+        # the corners tell the half (a learned sibling's index, read off its capture's
+        # outline, may be unlike top's and so not `same`): its faces must tell the card
+        lab, c, why = _place_in_half(model, sc.query, top)
+        face_p = 0.0 if lab == sc.best else next((p for p, n, _i in sc.close if n == lab), 0.0)
+        if lab is not None and pc >= INDEX_MARGIN and score[top] >= INDEX_MIN_FIT \
+                and face_p < INDEX_AGREE:
+            return lab, min(conf, c), "", info
+        return None, min(conf, c, 0.49), why or f"{lab} or {rival}? (corners {pc:.2f})", info
     if same:
         return None, min(face_conf, 0.49), f"{sc.best} or {sc.second}? (faces {sc.pair:.2f})", info
     face_p = 0.0 if top == sc.best else next((p for p, lab, _i in sc.close if lab == top), 0.0)
@@ -1516,6 +1577,10 @@ class CardReader:
                 label, conf, why = _colour_decide(self.model, sc, label, conf, why, info, fine,
                                                   ink)
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
+            if label is not None and len(index_siblings(label) & set(self.model.labels)) > 1:
+                place, c, w = _place_in_half(self.model, sc.query, label)
+                if place != label:  # the faces sure of a place in the half the art is not
+                    label, conf, why = None, min(conf, c, 0.3), w or f"{label} or {place}?"
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))
