@@ -92,6 +92,14 @@ REFINE_REACH = 0.08  # a found card's sides are refined at full size this far (s
 #                      width; 0.05 before: a side fitted askew along a wood's seam was out of reach)
 REFINE_TOL = 1.5  # px: a refined side's edge points lie this close to its line ...
 REFINE_SHARE = 0.6  # ... this many of them, or the side stays
+REFINE_INSIDE_PX = 2.0  # px inside a card's edge, its paper: within REFINE_PAPER of the card's
+REFINE_PAPER = 0.15  # paper level (its 75th percentile)
+REFINE_PEAK = 0.25  # a step of the card's edge: this share of its profile's strongest at least
+#                     (0.7 before: on cloth the border's ink outstepped the edge; median corner
+#                     error on dev cloth 5.7% of a width -> 0.6%)
+REFINE_STRONGEST = 0.7  # the other reading of a step: this share of its profile's strongest
+REFINE_RIM_TIE = 0.02  # the edge's outline is kept over the strongest steps' unless their rim is
+#                        plainer by this much
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
@@ -501,22 +509,32 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
     return np.array(out, np.float32) + origin
 
 
-def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def _refine(img: np.ndarray, grey: np.ndarray, step: float, quad: np.ndarray) -> np.ndarray:
     """A found card's corners at the frame's full resolution: along each side (away from the
     rounded corners), within REFINE_REACH of the card's width, the places where the grey
-    changes across it most (a local peak, 0.7 of its most or more); of the lines most of
-    the side's profiles have such a step on (`_outermost_line`), the outermost (a printed
-    border's ink inside the edge may step more than the card's edge on a light cloth; a
-    wood's grain outside steps here and there, not along a line); a line through those
-    points; the corners where the lines meet. A side with no such line stays where it was:
-    an outline found at the detection scale is a few px off at full size, enough to put the
-    corner index boxes (`_index_quads`) beside the card's ink, and a side fitted along a
-    plank's seam cuts a wedge off the card (9-12% of its width at a corner)."""
+    changes across it; of the lines most of the side's profiles have such a step on
+    (`_outermost_line`), the outermost (a wood's grain outside steps here and there, not
+    along a line); a line through those points; the corners where the lines meet. A side
+    with no such line stays where it was: an outline found at the detection scale is a few
+    px off at full size, enough to put the corner index boxes (`_index_quads`) beside the
+    card's ink, and a side fitted along a plank's seam cuts a wedge off the card (9-12% of
+    its width at a corner).
+
+    Two readings of "a step" give two outlines, and the one whose rim (`_rim_plain`) is the
+    plainer is the card's (the first on a tie): steps above the frame's noise (`step`) and
+    a quarter of the profile's strongest, with the card's paper just inside them (the
+    card's edge: on a light cloth the printed border's ink steps far more than the edge,
+    and the 0.7 of the strongest used before session 15 put a Roche card's outline on its
+    border); and the strongest steps (0.7 of the profile's strongest: where the cloth is as
+    light as the card and its edge barely steps, a faint step outside it may be a
+    shadow's)."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     reach = max(2.0, REFINE_REACH * width)
     ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
     us = np.linspace(0.12, 0.88, 32, dtype=np.float32)
-    lines = []
+    paper = float(np.percentile(_warp(grey, quad, (32, 44)), 75))
+    inner = int(round(2 * REFINE_INSIDE_PX))  # samples (0.5 px) from a step to its inside
+    rules: list[list] = [[], []]
     for a, d, n, base in _sides(quad.astype(np.float32), us):
         p = base[None, :, :] + ts[:, None, None] * n[None, None, :]
         prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
@@ -524,36 +542,53 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
         jump = np.abs(prof[2:] - prof[:-2])
         peak = np.zeros_like(jump, bool)
         peak[1:-1] = (jump[1:-1] >= jump[:-2]) & (jump[1:-1] >= jump[2:])
-        strong = peak & (jump >= 0.7 * jump.max(0))
-        at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
-        pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
-        if len(pts) < REFINE_SHARE * len(us):
-            lines.append((a, d))
-            continue
-        line = _line_fit(pts)
-        if line is None:
-            lines.append((a, d))
-            continue
-        off = pts - line[2:]
-        resid = np.abs(off[:, 0] * line[1] - off[:, 1] * line[0])
-        keep = resid < REFINE_TOL
-        if keep.mean() < REFINE_SHARE:
-            lines.append((a, d))
-            continue
-        line = _line_fit(pts[keep]) if keep.sum() >= 4 else line
-        lines.append((line[2:], line[:2]))
+        ins = np.full_like(jump, np.nan)  # the grey REFINE_INSIDE_PX inside each step
+        ins[inner:] = prof[1:len(jump) + 1 - inner]
+        edge = (peak & (jump >= step) & (jump >= REFINE_PEAK * jump.max(0))
+                & (np.abs(ins - paper) <= REFINE_PAPER * paper))
+        strongest = peak & (jump >= REFINE_STRONGEST * jump.max(0))
+        for lines, strong in zip(rules, (edge, strongest), strict=True):
+            lines.append(_side_line(base, n, ts, strong, (a, d)))
+    quads = [q for q in (_meet(lines) for lines in rules)
+             if q is not None and np.abs(q - quad).max() <= 2 * reach]
+    if not quads:
+        return quad
+    rims = [_rim_plain(img, q) for q in quads]
+    return quads[int(np.argmax(np.array(rims) + REFINE_RIM_TIE * (np.arange(len(rims)) == 0)))]
+
+
+def _side_line(base: np.ndarray, n: np.ndarray, ts: np.ndarray, strong: np.ndarray,
+               was: tuple) -> tuple:
+    """A side's line (a point, its direction) through its profiles' steps (`strong`: the
+    steps taken, (offsets, profiles)) on the outermost line most of them share; `was`
+    where none is."""
+    at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
+    pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
+    if len(pts) < REFINE_SHARE * len(base):
+        return was
+    line = _line_fit(pts)
+    if line is None:
+        return was
+    off = pts - line[2:]
+    resid = np.abs(off[:, 0] * line[1] - off[:, 1] * line[0])
+    keep = resid < REFINE_TOL
+    if keep.mean() < REFINE_SHARE:
+        return was
+    line = _line_fit(pts[keep]) if keep.sum() >= 4 else line
+    return line[2:], line[:2]
+
+
+def _meet(lines: list[tuple]) -> np.ndarray | None:
+    """The corners where four sides' lines (a point, a direction) meet, in turn."""
     out = []
     for k in range(4):
         (p1, d1), (p2, d2) = lines[k - 1], lines[k]
         m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], float)
         if abs(np.linalg.det(m)) < 1e-6:
-            return quad
+            return None
         t = np.linalg.solve(m, np.asarray(p2, float) - np.asarray(p1, float))
         out.append(np.asarray(p1, float) + t[0] * np.asarray(d1, float))
-    out = np.array(out, np.float32)
-    if np.abs(out - quad).max() > 2 * reach:
-        return quad
-    return out
+    return np.array(out, np.float32)
 
 
 def _outermost_line(pos: np.ndarray) -> np.ndarray:
@@ -622,7 +657,7 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
 
 def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s: float,
               area_range: tuple[float, float], tried: list, cands: list, img: np.ndarray,
-              full_grey: Callable[[], np.ndarray]) -> None:
+              full_grey: Callable[[], tuple[np.ndarray, float]]) -> None:
     """The card outlines a region's contour gives (at the detection scale `s`), each
     snapped to the card's edge and checked (card-shaped, its edge all round), into `cands`
     (full-size, with its rim's plainness; a rim not plain is measured again on the outline
@@ -658,7 +693,7 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         rim = _rim_plain(img, full)
         if RIM_RETRY <= rim < RIM_PLAIN:  # a rim not plain: the outline a few px off (its
             # band on the cloth or the edge), or a card partly covered; refined at full size
-            fine = _order(_refine(full_grey(), full))
+            fine = _order(_refine(img, *full_grey(), full))
             again = _rim_plain(img, fine)
             if (again > rim and ASPECT[0] <= _aspect(fine) <= ASPECT[1]
                     and _skew(fine) <= MAX_SKEW):
@@ -691,12 +726,14 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
-    grey_at: list[np.ndarray] = []
+    grey_at: list = []
 
-    def full_grey() -> np.ndarray:  # the frame's grey at full size, made once when needed
+    def full_grey() -> tuple[np.ndarray, float]:  # the frame's grey at full size and its
+        #                                             edge step (`_edge_step`), made once
         if not grey_at:
             grey_at.append(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32))
-        return grey_at[0]
+            grey_at.append(_edge_step(grey_at[0]))
+        return grey_at[0], grey_at[1]
 
     cands: list[Outline] = []
     tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
@@ -737,7 +774,7 @@ def find_cards(img: np.ndarray) -> list[Outline]:
             continue
         out.append(o)
     for o in out:
-        o.quad = _order(_refine(full_grey(), o.quad))
+        o.quad = _order(_refine(img, *full_grey(), o.quad))
     return out
 
 
