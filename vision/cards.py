@@ -1202,6 +1202,28 @@ def _place_in_half(model: CardModel, query: tuple, label: str) -> tuple[str | No
     return name, conf, ""
 
 
+def _art_decide(model: CardModel, sc: _Scores, info: dict, label: str | None, conf: float,
+                why: str) -> tuple[str | None, float, str]:
+    """A printed card the learned faces and corners left unnamed, named by the deck's own art
+    (`roche_model`: exact, where a capture's face may have been learned from an outline a few
+    % off its card) when the art tells it from every other card and the back (the pair test),
+    the learned faces do not prefer another card to it surely, and the corners, where they
+    read, do not put another half first surely."""
+    art = _roche_art()
+    if model is art:
+        return label, conf, why
+    a = _score(art, *sc.query)
+    name, c, _w = _decide(art, a)
+    if name is None or name not in model.labels:
+        return label, conf, why
+    if sc.best != name and any(p >= model.min_margin for p, n, _i in sc.close if n == name):
+        return label, conf, why
+    if (info.get("own", 0.0) >= INDEX_READABLE and info.get("top") not in index_siblings(name)
+            and info.get("pc", 0.0) >= INDEX_MARGIN):
+        return label, conf, why
+    return name, c, ""
+
+
 def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
                 ) -> tuple[str | None, float, str, dict]:
     """The corner look: the rank glyph and suit sign in the card's two corner indices against
@@ -1254,7 +1276,8 @@ def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
         if lab is not None and pc >= INDEX_MARGIN and score[top] >= INDEX_MIN_FIT \
                 and face_p < INDEX_AGREE:
             return lab, min(conf, c), "", info
-        return None, min(conf, c, 0.49), why or f"{lab} or {rival}? (corners {pc:.2f})", info
+        other = next((x for x in (rival, sc.best, sc.second) if x and x != lab), "")
+        return None, min(conf, c, 0.49), why or f"{lab} or {other}? (corners {pc:.2f})", info
     if same:
         return None, min(face_conf, 0.49), f"{sc.best} or {sc.second}? (faces {sc.pair:.2f})", info
     face_p = 0.0 if top == sc.best else next((p for p, lab, _i in sc.close if lab == top), 0.0)
@@ -1614,6 +1637,8 @@ class CardReader:
                 label, conf, why = _colour_decide(self.model, sc, label, conf, why, info, fine,
                                                   ink)
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
+            if label is None and sc.best != BACK and sc.query and self.model.deck != "poker":
+                label, conf, why = _art_decide(self.model, sc, info, label, conf, why)
             if label is not None and len(index_siblings(label) & set(self.model.labels)) > 1:
                 place, c, w = _place_in_half(self.model, sc.query, label)
                 if place != label:  # the faces sure of a place in the half the art is not
