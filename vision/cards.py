@@ -1615,7 +1615,7 @@ class CardReader:
     """Reads the cards in frames with one model (the printed deck's art by default)."""
 
     def __init__(self, model: CardModel | None = None) -> None:
-        self.model = model or roche_model()
+        self.model = model or _roche_art()  # the art, once: `_art_decide` leaves it be
 
     def read(self, img: np.ndarray) -> list[ObjectReading]:
         """One reading per card found (label None when unsure or face down)."""
