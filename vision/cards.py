@@ -38,6 +38,7 @@ with no capture at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -53,6 +54,7 @@ from vision.deck_art import (
     RED_SUITS,
     render_back,
     render_card,
+    roche_card,
     roche_labels,
 )
 from vision.errors import BadImage, VisionError
@@ -90,6 +92,14 @@ REFINE_REACH = 0.08  # a found card's sides are refined at full size this far (s
 #                      width; 0.05 before: a side fitted askew along a wood's seam was out of reach)
 REFINE_TOL = 1.5  # px: a refined side's edge points lie this close to its line ...
 REFINE_SHARE = 0.6  # ... this many of them, or the side stays
+REFINE_INSIDE_PX = 2.0  # px inside a card's edge, its paper: within REFINE_PAPER of the card's
+REFINE_PAPER = 0.15  # paper level (its 75th percentile)
+REFINE_PEAK = 0.25  # a step of the card's edge: this share of its profile's strongest at least
+#                     (0.7 before: on cloth the border's ink outstepped the edge; median corner
+#                     error on dev cloth 5.7% of a width -> 0.6%)
+REFINE_STRONGEST = 0.7  # the other reading of a step: this share of its profile's strongest
+REFINE_RIM_TIE = 0.02  # the edge's outline is kept over the strongest steps' unless their rim is
+#                        plainer by this much
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
@@ -197,6 +207,14 @@ class CardModel:
             cache[i, j, k] = 1.0 - _part_fit(self.index[i][0], self.index[j][0],
                                              self.parts()[j, k])[0]
         return cache[i, j, k]
+
+    def only(self, keep: set[str]) -> CardModel:
+        """The model of the faces of labels `keep` alone."""
+        idx = [i for i, lab in enumerate(self.labels) if lab in keep]
+        return CardModel(self.deck, [self.labels[i] for i in idx], self.grey[idx],
+                         self.chroma[idx], self.min_margin,
+                         fine=None if self.fine is None else self.fine[idx],
+                         index=None if self.index is None else self.index[idx])
 
     def save(self, folder: Path) -> Path:
         """Write the model into `folder` (made if missing); returns the file."""
@@ -491,22 +509,32 @@ def _snap(dist_at: tuple[np.ndarray, np.ndarray, np.ndarray], quad: np.ndarray,
     return np.array(out, np.float32) + origin
 
 
-def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def _refine(img: np.ndarray, grey: np.ndarray, step: float, quad: np.ndarray) -> np.ndarray:
     """A found card's corners at the frame's full resolution: along each side (away from the
     rounded corners), within REFINE_REACH of the card's width, the places where the grey
-    changes across it most (a local peak, 0.7 of its most or more); of the lines most of
-    the side's profiles have such a step on (`_outermost_line`), the outermost (a printed
-    border's ink inside the edge may step more than the card's edge on a light cloth; a
-    wood's grain outside steps here and there, not along a line); a line through those
-    points; the corners where the lines meet. A side with no such line stays where it was:
-    an outline found at the detection scale is a few px off at full size, enough to put the
-    corner index boxes (`_index_quads`) beside the card's ink, and a side fitted along a
-    plank's seam cuts a wedge off the card (9-12% of its width at a corner)."""
+    changes across it; of the lines most of the side's profiles have such a step on
+    (`_outermost_line`), the outermost (a wood's grain outside steps here and there, not
+    along a line); a line through those points; the corners where the lines meet. A side
+    with no such line stays where it was: an outline found at the detection scale is a few
+    px off at full size, enough to put the corner index boxes (`_index_quads`) beside the
+    card's ink, and a side fitted along a plank's seam cuts a wedge off the card (9-12% of
+    its width at a corner).
+
+    Two readings of "a step" give two outlines, and the one whose rim (`_rim_plain`) is the
+    plainer is the card's (the first on a tie): steps above the frame's noise (`step`) and
+    a quarter of the profile's strongest, with the card's paper just inside them (the
+    card's edge: on a light cloth the printed border's ink steps far more than the edge,
+    and the 0.7 of the strongest used before session 15 put a Roche card's outline on its
+    border); and the strongest steps (0.7 of the profile's strongest: where the cloth is as
+    light as the card and its edge barely steps, a faint step outside it may be a
+    shadow's)."""
     width = float(np.linalg.norm(quad[1] - quad[0]))
     reach = max(2.0, REFINE_REACH * width)
     ts = np.arange(-reach, reach + 0.25, 0.5, dtype=np.float32)
     us = np.linspace(0.12, 0.88, 32, dtype=np.float32)
-    lines = []
+    paper = float(np.percentile(_warp(grey, quad, (32, 44)), 75))
+    inner = int(round(2 * REFINE_INSIDE_PX))  # samples (0.5 px) from a step to its inside
+    rules: list[list] = [[], []]
     for a, d, n, base in _sides(quad.astype(np.float32), us):
         p = base[None, :, :] + ts[:, None, None] * n[None, None, :]
         prof = cv2.remap(grey, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
@@ -514,36 +542,53 @@ def _refine(grey: np.ndarray, quad: np.ndarray) -> np.ndarray:
         jump = np.abs(prof[2:] - prof[:-2])
         peak = np.zeros_like(jump, bool)
         peak[1:-1] = (jump[1:-1] >= jump[:-2]) & (jump[1:-1] >= jump[2:])
-        strong = peak & (jump >= 0.7 * jump.max(0))
-        at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
-        pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
-        if len(pts) < REFINE_SHARE * len(us):
-            lines.append((a, d))
-            continue
-        line = _line_fit(pts)
-        if line is None:
-            lines.append((a, d))
-            continue
-        off = pts - line[2:]
-        resid = np.abs(off[:, 0] * line[1] - off[:, 1] * line[0])
-        keep = resid < REFINE_TOL
-        if keep.mean() < REFINE_SHARE:
-            lines.append((a, d))
-            continue
-        line = _line_fit(pts[keep]) if keep.sum() >= 4 else line
-        lines.append((line[2:], line[:2]))
+        ins = np.full_like(jump, np.nan)  # the grey REFINE_INSIDE_PX inside each step
+        ins[inner:] = prof[1:len(jump) + 1 - inner]
+        edge = (peak & (jump >= step) & (jump >= REFINE_PEAK * jump.max(0))
+                & (np.abs(ins - paper) <= REFINE_PAPER * paper))
+        strongest = peak & (jump >= REFINE_STRONGEST * jump.max(0))
+        for lines, strong in zip(rules, (edge, strongest), strict=True):
+            lines.append(_side_line(base, n, ts, strong, (a, d)))
+    quads = [q for q in (_meet(lines) for lines in rules)
+             if q is not None and np.abs(q - quad).max() <= 2 * reach]
+    if not quads:
+        return quad
+    rims = [_rim_plain(img, q) for q in quads]
+    return quads[int(np.argmax(np.array(rims) + REFINE_RIM_TIE * (np.arange(len(rims)) == 0)))]
+
+
+def _side_line(base: np.ndarray, n: np.ndarray, ts: np.ndarray, strong: np.ndarray,
+               was: tuple) -> tuple:
+    """A side's line (a point, its direction) through its profiles' steps (`strong`: the
+    steps taken, (offsets, profiles)) on the outermost line most of them share; `was`
+    where none is."""
+    at = _outermost_line(np.where(strong, ts[1:-1, None], np.nan))
+    pts = (base + at[:, None] * n[None, :])[np.isfinite(at)]
+    if len(pts) < REFINE_SHARE * len(base):
+        return was
+    line = _line_fit(pts)
+    if line is None:
+        return was
+    off = pts - line[2:]
+    resid = np.abs(off[:, 0] * line[1] - off[:, 1] * line[0])
+    keep = resid < REFINE_TOL
+    if keep.mean() < REFINE_SHARE:
+        return was
+    line = _line_fit(pts[keep]) if keep.sum() >= 4 else line
+    return line[2:], line[:2]
+
+
+def _meet(lines: list[tuple]) -> np.ndarray | None:
+    """The corners where four sides' lines (a point, a direction) meet, in turn."""
     out = []
     for k in range(4):
         (p1, d1), (p2, d2) = lines[k - 1], lines[k]
         m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], float)
         if abs(np.linalg.det(m)) < 1e-6:
-            return quad
+            return None
         t = np.linalg.solve(m, np.asarray(p2, float) - np.asarray(p1, float))
         out.append(np.asarray(p1, float) + t[0] * np.asarray(d1, float))
-    out = np.array(out, np.float32)
-    if np.abs(out - quad).max() > 2 * reach:
-        return quad
-    return out
+    return np.array(out, np.float32)
 
 
 def _outermost_line(pos: np.ndarray) -> np.ndarray:
@@ -612,7 +657,7 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
 
 def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s: float,
               area_range: tuple[float, float], tried: list, cands: list, img: np.ndarray,
-              full_grey: Callable[[], np.ndarray]) -> None:
+              full_grey: Callable[[], tuple[np.ndarray, float]]) -> None:
     """The card outlines a region's contour gives (at the detection scale `s`), each
     snapped to the card's edge and checked (card-shaped, its edge all round), into `cands`
     (full-size, with its rim's plainness; a rim not plain is measured again on the outline
@@ -648,7 +693,7 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         rim = _rim_plain(img, full)
         if RIM_RETRY <= rim < RIM_PLAIN:  # a rim not plain: the outline a few px off (its
             # band on the cloth or the edge), or a card partly covered; refined at full size
-            fine = _order(_refine(full_grey(), full))
+            fine = _order(_refine(img, *full_grey(), full))
             again = _rim_plain(img, fine)
             if (again > rim and ASPECT[0] <= _aspect(fine) <= ASPECT[1]
                     and _skew(fine) <= MAX_SKEW):
@@ -681,12 +726,14 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
-    grey_at: list[np.ndarray] = []
+    grey_at: list = []
 
-    def full_grey() -> np.ndarray:  # the frame's grey at full size, made once when needed
+    def full_grey() -> tuple[np.ndarray, float]:  # the frame's grey at full size and its
+        #                                             edge step (`_edge_step`), made once
         if not grey_at:
             grey_at.append(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32))
-        return grey_at[0]
+            grey_at.append(_edge_step(grey_at[0]))
+        return grey_at[0], grey_at[1]
 
     cands: list[Outline] = []
     tried: list[np.ndarray] = []  # quads snapped already (the inside and outside of one edge
@@ -727,7 +774,7 @@ def find_cards(img: np.ndarray) -> list[Outline]:
             continue
         out.append(o)
     for o in out:
-        o.quad = _order(_refine(full_grey(), o.quad))
+        o.quad = _order(_refine(img, *full_grey(), o.quad))
     return out
 
 
@@ -962,6 +1009,7 @@ class _Scores:
     best_face: int = -1  # the best label's closest face
     close: list = field(default_factory=list)  # [(pair, label, face index)]: runners-up
     rivals: list = field(default_factory=list)  # [(label, face index)]: the closest, first
+    query: tuple = ()  # the card's (grey, chroma, fine grey) faces that were scored
 
 
 def _pair_tests(cand: list[tuple], labels: list[str]) -> dict[str, tuple[float, int]]:
@@ -1055,7 +1103,7 @@ def _score(model: CardModel, grey: np.ndarray, chroma: np.ndarray,
         if lab != best and all(lab != r[0] for r in rivals):
             rivals.append((lab, i))
     return _Scores(best, cand[0][0], labels[k] if k >= 0 else "", pair, cand[0][2],
-                   cand[0][1], close, rivals)
+                   cand[0][1], close, rivals, (grey, chroma, fine))
 
 
 def _decide(model: CardModel, sc: _Scores) -> tuple[str | None, float, str]:
@@ -1113,6 +1161,69 @@ def _local_unlike(a: np.ndarray, b: np.ndarray) -> float:
     return float((diff[inked] / (energy[inked] + 1e-9)).max()) if inked.any() else 1.0
 
 
+def index_siblings(label: str) -> set[str]:
+    """The labels whose cards print the same corner index as `label`'s (itself included). The
+    printed deck's index is its suit's sign and its half's size, inside its half's border (a
+    Day card's double line, a Night card's thick one): every card of a half shows the same,
+    so its corners tell the half, never the card. A poker card's index is its own."""
+    if label not in roche_labels():
+        return {label}
+    c = roche_card(label)
+    return {d for d in roche_labels()
+            if (lambda o: (o.suit, o.rank, o.half) == (c.suit, c.rank, c.half))(roche_card(d))}
+
+
+@functools.cache
+def _roche_art() -> CardModel:
+    """The printed deck's art as a model (`roche_model`), made once."""
+    return roche_model()
+
+
+def _place_in_half(model: CardModel, query: tuple, label: str) -> tuple[str | None, float, str]:
+    """The printed deck's card of `label`'s half that the card's faces `query` (grey, chroma,
+    fine grey) show: what tells the cards of a half apart is the medallion's shape and the
+    dots, and only the faces show them. Named by the deck's own art (exact, whatever outline
+    a capture was learned from: a capture's face learned 3 % off its card told a diamond
+    from a square by 0.39), when the art tells it from every other card of the half
+    (`_decide`'s pair test) and the learned faces of the half do not say another card as
+    surely. (label, confidence, why); `label` itself when it has no sibling learned."""
+    half = index_siblings(label) & set(model.labels)
+    if len(half) < 2:
+        return label, 1.0, ""
+    art = _roche_art()
+    a = _score(art.only(half), *query)
+    name, conf, why = _decide(art, a)
+    if name is None:
+        return None, min(conf, 0.49), f"{a.best} or {a.second}? (the art, in its half {a.pair:.2f})"
+    if model is not art:
+        own = _score(model.only(half), *query)
+        if own.best != name and own.pair >= model.min_margin:
+            return None, 0.3, f"{name} or {own.best}? (the art against the learned faces)"
+    return name, conf, ""
+
+
+def _art_decide(model: CardModel, sc: _Scores, info: dict, label: str | None, conf: float,
+                why: str) -> tuple[str | None, float, str]:
+    """A printed card the learned faces and corners left unnamed, named by the deck's own art
+    (`roche_model`: exact, where a capture's face may have been learned from an outline a few
+    % off its card) when the art tells it from every other card and the back (the pair test),
+    the learned faces do not prefer another card to it surely, and the corners, where they
+    read, do not put another half first surely."""
+    art = _roche_art()
+    if model is art:
+        return label, conf, why
+    a = _score(art, *sc.query)
+    name, c, _w = _decide(art, a)
+    if name is None or name not in model.labels:
+        return label, conf, why
+    if sc.best != name and any(p >= model.min_margin for p, n, _i in sc.close if n == name):
+        return label, conf, why
+    if (info.get("own", 0.0) >= INDEX_READABLE and info.get("top") not in index_siblings(name)
+            and info.get("pc", 0.0) >= INDEX_MARGIN):
+        return label, conf, why
+    return name, c, ""
+
+
 def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
                 ) -> tuple[str | None, float, str, dict]:
     """The corner look: the rank glyph and suit sign in the card's two corner indices against
@@ -1157,6 +1268,16 @@ def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
         return None, 0.3, f"its corner index is unlike {top}'s ({score[top]:.2f}, {unlike:.2f})", info
     if top == sc.best and sc.pair >= thr and pc >= 0:  # faces sure, corners not against
         return top, max(conf, face_conf), "", info
+    if len(index_siblings(top) & set(model.labels)) > 1 and sc.query:
+        # the corners tell the half (a learned sibling's index, read off its capture's
+        # outline, may be unlike top's and so not `same`): its faces must tell the card
+        lab, c, why = _place_in_half(model, sc.query, top)
+        face_p = 0.0 if lab == sc.best else next((p for p, n, _i in sc.close if n == lab), 0.0)
+        if lab is not None and pc >= INDEX_MARGIN and score[top] >= INDEX_MIN_FIT \
+                and face_p < INDEX_AGREE:
+            return lab, min(conf, c), "", info
+        other = next((x for x in (rival, sc.best, sc.second) if x and x != lab), "")
+        return None, min(conf, c, 0.49), why or f"{lab} or {other}? (corners {pc:.2f})", info
     if same:
         return None, min(face_conf, 0.49), f"{sc.best} or {sc.second}? (faces {sc.pair:.2f})", info
     face_p = 0.0 if top == sc.best else next((p for p, lab, _i in sc.close if lab == top), 0.0)
@@ -1494,7 +1615,7 @@ class CardReader:
     """Reads the cards in frames with one model (the printed deck's art by default)."""
 
     def __init__(self, model: CardModel | None = None) -> None:
-        self.model = model or roche_model()
+        self.model = model or _roche_art()  # the art, once: `_art_decide` leaves it be
 
     def read(self, img: np.ndarray) -> list[ObjectReading]:
         """One reading per card found (label None when unsure or face down)."""
@@ -1516,6 +1637,12 @@ class CardReader:
                 label, conf, why = _colour_decide(self.model, sc, label, conf, why, info, fine,
                                                   ink)
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
+            if label is None and sc.best != BACK and sc.query and self.model.deck != "poker":
+                label, conf, why = _art_decide(self.model, sc, info, label, conf, why)
+            if label is not None and len(index_siblings(label) & set(self.model.labels)) > 1:
+                place, c, w = _place_in_half(self.model, sc.query, label)
+                if place != label:  # the faces sure of a place in the half the art is not
+                    label, conf, why = None, min(conf, c, 0.3), w or f"{label} or {place}?"
             q = o.quad[[2, 3, 0, 1]] if sc.turned else o.quad
             d = q[0] - q[3]  # the card's "up", bottom-left to top-left
             angle = math.degrees(math.atan2(d[0], -d[1]))
