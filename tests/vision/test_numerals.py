@@ -560,3 +560,25 @@ def test_some_development_frames_are_seen_from_farther():
         a = near.table_h @ [x, y, 1.0]
         b = small.table_h @ [(x + 0.5) * f - 0.5, (y + 0.5) * fy - 0.5, 1.0]
         assert a[:2] / a[2] == pytest.approx(b[:2] / b[2], abs=0.01)
+
+
+def test_some_development_dice_are_printed_faded(monkeypatch):
+    # `_faded`: worn or grey ink, its contrast with the body a share of the dark ink's (the
+    # judge's prints 25-33 grey levels deep); drawn apart, on development dice only
+    import vision.scenes_numerals as sn
+
+    seed = 3
+    monkeypatch.setattr(sn, "FADED_SHARE", 0.0)
+    dark = sn.make_numeral_scene(seed, hard=False, n_dice=1)
+    held = sn.make_numeral_scene(seed, held_out=True, hard=False, n_dice=1)
+    monkeypatch.setattr(sn, "FADED_SHARE", 1.0)
+    faded = sn.make_numeral_scene(seed, hard=False, n_dice=1)
+    assert np.array_equal(held.image, sn.make_numeral_scene(seed, held_out=True, hard=False,
+                                                            n_dice=1).image)
+    assert faded.dice == dark.dice
+    t = dark.dice[0]
+    x, y, r = int(t.center[0]), int(t.center[1]), int(0.3 * t.side_px)
+    grey = [cv2.cvtColor(s.image[y - r:y + r, x - r:x + r], cv2.COLOR_BGR2GRAY).astype(float)
+            for s in (dark, faded)]
+    depth = [np.percentile(g, 90) - np.percentile(g, 2) for g in grey]
+    assert depth[1] < 0.75 * depth[0], depth
