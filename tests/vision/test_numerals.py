@@ -87,6 +87,31 @@ def test_small_and_large_dice_are_read(side):
     assert math.hypot(out[0].center[0] - 480, out[0].center[1] - 360) < 0.1 * side
 
 
+def _small_die_on_felt(text: str, side: int, depth: int, seed: int, quarter: int) -> np.ndarray:
+    """A small die whose print is depth grey levels under its body, on a green felt whose
+    fibres run 6 grey levels (sigma) and a sensor's noise of 2."""
+    ground = (70, 120, 60)
+    img = _die_image(text, body=(200, 200, 200), ink=(200 - depth,) * 3, ground=ground,
+                     side=side, turn=20.0, quarter=quarter, frame=(200, 260)).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    fibre = cv2.GaussianBlur(rng.normal(0, 1, img.shape[:2]).astype(np.float32), (0, 0), 0.8)
+    felt = np.all(np.abs(img - ground) < 30, axis=2)
+    img[felt] += (6 * fibre / fibre.std())[felt, None]
+    img += rng.normal(0, 2, img.shape)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("side", [34, 40])
+def test_a_small_die_with_a_shallow_print_on_felt_is_read(side):
+    # the print 70 grey levels deep, blurred on strokes 1-2 px wide to under 4 times the felt's
+    # texture and 0.3 of the body: found against the die's own smooth body (`local_texture`)
+    for i, text in enumerate(LABELS):
+        out = read_numerals(_small_die_on_felt(text, side, 70, i, i % 4))
+        assert all(o.label in (text, None) for o in out), [o.to_json() for o in out]
+        if text in ("2", "6"):
+            assert [o.label for o in out] == [text], [o.to_json() for o in out]
+
+
 @pytest.mark.parametrize("squash", [1 / 1.35, 1.3])
 def test_a_face_foreshortened_by_a_tilted_camera_is_read(squash):
     # a square face turned on the table, seen at a slant: a parallelogram, made square again
@@ -213,8 +238,9 @@ def test_a_3_or_5_too_small_for_its_blur_to_show_a_6s_loop_is_not_read(text, fac
         m = np.pad(render_text(text, face, h, 0.0), 6)
         out = read_numerals(_print_on_turquoise(m, blur, 3, 85, face_side=int(h * 2.3)))
         assert [o.label for o in out] == [read], [o.to_json() for o in out]
-        if read is None:
-            assert "too small for its blur" in out[0].why, out[0].why
+        if read is None:  # read enlarged (`READ_MIN_PX`), the 6 may be near enough first
+            assert ("too small for its blur" in out[0].why or "like no numeral" in out[0].why
+                    ), out[0].why
 
 
 def test_no_region_smaller_than_face_area_min_is_taken_for_a_face():
