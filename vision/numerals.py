@@ -751,7 +751,7 @@ def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | No
     when two are about as near). Given the body's median colour as seen (`body_bgr`) and
     the print's floor taken from it, a body with some channels clipped is read only where
     the nearest colour is the one colour that can have made what they show
-    (`_fits_clipped`); a body clipped in all three is told by its chromaticity alone."""
+    (`_fits_clipped`); a body clipped in all three is not told (None)."""
     c = np.asarray(c, np.float64)
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
     (d0, k0), (d1, _) = ds[0], ds[1]
@@ -759,7 +759,12 @@ def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | No
     if d0 > 0.6 * d1:
         return None, min(conf, 0.49)
     clipped = np.asarray(body_bgr) >= CLIPPED if body_bgr is not None else np.zeros(3, bool)
-    if clipped.any() and not clipped.all():
+    if clipped.all():
+        # all three at the sensor's top: any die colour bright enough shows so (the turquoise
+        # die 4.3 times too bright showed (255, 255, 255) over a print it left readable, and
+        # was read white at 1.0); the colour is not told
+        return None, min(conf, 0.49)
+    if clipped.any():
         # what the clipped channels show: the nearest colour, and no other, can have made it
         # (a white die under a cold lamp and the turquoise die too bright for the sensor
         # both show blue and green at 255 and red a little below)
