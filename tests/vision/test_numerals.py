@@ -359,14 +359,17 @@ def test_the_turquoise_die_is_told_by_its_colour():
     ("turquoise", 2.2, {None, "turquoise"}),  # blue and green clipped, red not (the judge's)
     ("turquoise", 4.0, {None, "turquoise"}),  # blue and green clipped, red nearly
     ("turquoise", 4.6, {None}),               # clipped in all three channels (read white)
-    ("white", 1.2, {None}),                   # clipped in all three: it could be turquoise
+    ("white", 1.2, {"white"}),                # clipped in all three, its print dark: white
+    ("white", 2.0, {"white"}),                # so, twice too bright (its print's floor 80)
     ("white", 1.07, {"white"}),               # blue clipped under a cold lamp, not red
 ])
 def test_a_die_whose_body_is_clipped_is_not_read_as_a_colour_it_cannot_be(colour, gain, read_as):
     """A clipped channel is paler than the die: the turquoise die with blue and green at 255
     reads nearer white (the judge's, at 0.87): it is read only as a colour that can have made
-    what the clipped channels show, and a body clipped in all three is no colour (the engine
-    abstains on the die). The die is drawn, then brightened and clipped as a sensor does."""
+    what the clipped channels show; a body clipped in all three is only read where its
+    print's floor shows too little light for the other colour to clip (else no colour: the
+    engine abstains on the die). The die is drawn, then brightened and clipped as a sensor
+    does."""
     die = next(d for d in namaste_dice() if d.colour == colour)
     body = die.body_bgr if colour == "turquoise" else (235, 228, 215)
     img = _die_image("4", body=body, ground=(90, 100, 95), turn=-25.0).astype(np.float32)
