@@ -610,12 +610,23 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
     mo = cv2.moments(hull)
     if mo["m00"] <= 0:
         return None
-    cov = np.array([[mo["mu20"], mo["mu11"]], [mo["mu11"], mo["mu02"]]]) / mo["m00"]
-    ev, vecs = np.linalg.eigh(cov)
-    if ev[0] <= 0 or math.sqrt(ev[1] / ev[0]) > ASPECT:
+    # the second moments [[p, q], [q, r]], their eigenvalues in closed form (numpy's 2 x 2
+    # linear algebra costs more in its checks than in its sums: this runs thousands of times
+    # a frame on a textured cloth)
+    p, q, r = mo["mu20"] / mo["m00"], mo["mu11"] / mo["m00"], mo["mu02"] / mo["m00"]
+    det = p * r - q * q
+    half = math.hypot((p - r) / 2, q)
+    least, most = (p + r) / 2 - half, (p + r) / 2 + half
+    if det <= 0 or least <= 0 or math.sqrt(most / least) > ASPECT:
         return None
-    # the map that makes the region round, keeping its area (determinant 1)
-    w = (ev.prod() ** 0.25) * np.diag(ev ** -0.5) @ vecs.T
+    # the map that makes the region round, keeping its area (determinant 1): the moments'
+    # inverse square root, scaled (sqrt of [[p, q], [q, r]] is ([[p, q], [q, r]] + s I) / t,
+    # s = sqrt(det), t = sqrt(p + r + 2 s))
+    sq = math.sqrt(det)
+    t = math.sqrt(p + r + 2 * sq)
+    root = np.array([[p + sq, q], [q, r + sq]]) / t
+    unmap = root / math.sqrt(sq)  # the map's inverse (determinant 1)
+    w = np.array([[unmap[1, 1], -unmap[0, 1]], [-unmap[1, 0], unmap[0, 0]]])
     c = np.array([mo["m10"], mo["m01"]]) / mo["m00"]
     round_pts = ((hull.reshape(-1, 2) - c) @ w.T).astype(np.float32)
     area = cv2.contourArea(round_pts)
@@ -624,12 +635,12 @@ def _square_face(hull: np.ndarray, gh: float, glyph: tuple[float, float]) -> tup
     if rw < 6 or rh < 6:
         return None
     side = math.sqrt(rw * rh)
-    centre = c + np.linalg.solve(w, [fx, fy])
+    centre = c + unmap @ [fx, fy]
     if (max(rw, rh) / min(rw, rh) > 1.3 or area / (rw * rh) < FACE_FILL
             or not 0.25 <= gh / side <= PRINT_MAX
             or math.hypot(centre[0] - glyph[0], centre[1] - glyph[1]) > 0.18 * side):
         return None
-    corners = c + cv2.boxPoints(rect).astype(np.float64) @ np.linalg.inv(w).T
+    corners = c + cv2.boxPoints(rect).astype(np.float64) @ unmap.T
     edge = corners[1] - corners[0]
     return ((float(centre[0]), float(centre[1])), side,
             math.degrees(math.atan2(edge[1], edge[0])) % 90.0, corners)
