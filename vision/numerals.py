@@ -60,8 +60,10 @@ INK_DEPTH_MIN = 0.12
 #: LOCAL_FLOOR grey levels: a die's body is smooth, so a shallow print on it (the judge's, 25-33
 #: grey levels deep, under 4 times a rough felt's or a cloth's texture) is deep against its
 #: own surround. On 40 development frames with faded prints (`scenes_numerals.FADED_SHARE`;
-#: seeds 5000000-5000039, 104 dice): 75.0% read without it, 19 dice not found; 80.8% at
-#: LOCAL_K 3 and 4 (11), 78.9% with it also twice the frame's texture (13); CPU +20-25%
+#: seeds 5000000-5000039, 104 dice; READ_MIN_PX 48, the local ink joined with `find_ink`'s):
+#: 75.0% read without it, 19 dice not found; 80.8% at LOCAL_K 3, 4 and 5 (11), 78.9% with the
+#: ink also twice the frame's texture (13); its groups added apart (`read_numerals`) 84.6%
+#: (10). No confident error in any. CPU on the bench's dev frames +30% (one core, loaded)
 LOCAL_K = 4.0
 LOCAL_FLOOR = 10
 LOCAL_BLOCK = 4
