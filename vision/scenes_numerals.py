@@ -58,6 +58,11 @@ FAR_SHARE = 0.3
 #: the share of hard development frames under a veil of glare (`_veiled`): a lamp's
 #: reflection or haze lifts the print's black with the body's, as the judge's glare does
 VEIL_SHARE = 0.5
+#: the share of development dice whose print is faded (`_faded`): worn or grey ink, its
+#: contrast with the body FADE of the dark ink's; under a dim lamp on a small die such a print
+#: is 20-35 grey levels deep, as deep as a felt's or a cloth's texture (the judge's misses)
+FADED_SHARE = 0.3
+FADE = (0.3, 0.6)
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -193,12 +198,15 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
     dice = namaste_dice()
     by_colour = {d.colour: d for d in dice}
     count = [0]
+    fade = np.random.default_rng([seed, 6])  # drawn apart: the other dice stay as they were
 
     def new_die(rng: np.random.Generator) -> DieMake:
         count[0] += 1
         first = count[0] == 1 and rng.random() < 0.8
         die = by_colour["turquoise"] if first else by_colour["white"]
         style = sample_numeral_style(rng, die, held_out)
+        if not held_out and fade.random() < FADED_SHARE:
+            style = _faded(style, float(fade.uniform(*FADE)))
         return DieMake(lambda v: numeral_texture(v, style), FACE_LABELS.__getitem__, die.colour,
                        lambda v: face_relief(v, style), float(rng.uniform(0, 0.5)))
 
@@ -211,6 +219,13 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
     if not held_out and scene.hard and veil.random() < VEIL_SHARE:
         scene = _veiled(scene, veil)
     return scene
+
+
+def _faded(style: NumeralStyle, keep: float) -> NumeralStyle:
+    """The die's print faded (worn, or a grey ink): its contrast with the body keep of its
+    ink's."""
+    body, ink = np.asarray(style.body), np.asarray(style.ink)
+    return replace(style, ink=tuple(float(c) for c in body + keep * (ink - body)))
 
 
 def _veiled(scene: PipScene, rng: np.random.Generator) -> PipScene:

@@ -87,6 +87,31 @@ def test_small_and_large_dice_are_read(side):
     assert math.hypot(out[0].center[0] - 480, out[0].center[1] - 360) < 0.1 * side
 
 
+def _small_die_on_felt(text: str, side: int, depth: int, seed: int, quarter: int) -> np.ndarray:
+    """A small die whose print is depth grey levels under its body, on a green felt whose
+    fibres run 6 grey levels (sigma) and a sensor's noise of 2."""
+    ground = (70, 120, 60)
+    img = _die_image(text, body=(200, 200, 200), ink=(200 - depth,) * 3, ground=ground,
+                     side=side, turn=20.0, quarter=quarter, frame=(200, 260)).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    fibre = cv2.GaussianBlur(rng.normal(0, 1, img.shape[:2]).astype(np.float32), (0, 0), 0.8)
+    felt = np.all(np.abs(img - ground) < 30, axis=2)
+    img[felt] += (6 * fibre / fibre.std())[felt, None]
+    img += rng.normal(0, 2, img.shape)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("side", [34, 40])
+def test_a_small_die_with_a_shallow_print_on_felt_is_read(side):
+    # the print 70 grey levels deep, blurred on strokes 1-2 px wide to under 4 times the felt's
+    # texture and 0.3 of the body: found against the die's own smooth body (`local_texture`)
+    for i, text in enumerate(LABELS):
+        out = read_numerals(_small_die_on_felt(text, side, 70, i, i % 4))
+        assert all(o.label in (text, None) for o in out), [o.to_json() for o in out]
+        if text in ("2", "6"):
+            assert [o.label for o in out] == [text], [o.to_json() for o in out]
+
+
 @pytest.mark.parametrize("squash", [1 / 1.35, 1.3])
 def test_a_face_foreshortened_by_a_tilted_camera_is_read(squash):
     # a square face turned on the table, seen at a slant: a parallelogram, made square again
@@ -213,8 +238,9 @@ def test_a_3_or_5_too_small_for_its_blur_to_show_a_6s_loop_is_not_read(text, fac
         m = np.pad(render_text(text, face, h, 0.0), 6)
         out = read_numerals(_print_on_turquoise(m, blur, 3, 85, face_side=int(h * 2.3)))
         assert [o.label for o in out] == [read], [o.to_json() for o in out]
-        if read is None:
-            assert "too small for its blur" in out[0].why, out[0].why
+        if read is None:  # read enlarged (`READ_MIN_PX`), the 6 may be near enough first
+            assert ("too small for its blur" in out[0].why or "like no numeral" in out[0].why
+                    ), out[0].why
 
 
 def test_no_region_smaller_than_face_area_min_is_taken_for_a_face():
@@ -331,15 +357,19 @@ def test_the_turquoise_die_is_told_by_its_colour():
 
 @pytest.mark.parametrize(("colour", "gain", "read_as"), [
     ("turquoise", 2.2, {None, "turquoise"}),  # blue and green clipped, red not (the judge's)
-    ("turquoise", 4.0, {None, "turquoise"}),  # clipped in all three channels
-    ("white", 1.2, {"white"}),                # clipped in all three: its blend into the print
+    ("turquoise", 4.0, {None, "turquoise"}),  # blue and green clipped, red nearly
+    ("turquoise", 4.6, {None}),               # clipped in all three channels (read white)
+    ("white", 1.2, {"white"}),                # clipped in all three, its print dark: white
+    ("white", 2.0, {"white"}),                # so, twice too bright (its print's floor 80)
     ("white", 1.07, {"white"}),               # blue clipped under a cold lamp, not red
 ])
 def test_a_die_whose_body_is_clipped_is_not_read_as_a_colour_it_cannot_be(colour, gain, read_as):
     """A clipped channel is paler than the die: the turquoise die with blue and green at 255
-    reads nearer white (the judge's, at 0.87) unless its colour is told where it blends into
-    the print below clipping, and only as a colour that can have made what the clipped
-    channels show. The die is drawn, then brightened and clipped as a sensor does."""
+    reads nearer white (the judge's, at 0.87): it is read only as a colour that can have made
+    what the clipped channels show; a body clipped in all three is only read where its
+    print's floor shows too little light for the other colour to clip (else no colour: the
+    engine abstains on the die). The die is drawn, then brightened and clipped as a sensor
+    does."""
     die = next(d for d in namaste_dice() if d.colour == colour)
     body = die.body_bgr if colour == "turquoise" else (235, 228, 215)
     img = _die_image("4", body=body, ground=(90, 100, 95), turn=-25.0).astype(np.float32)
@@ -560,3 +590,25 @@ def test_some_development_frames_are_seen_from_farther():
         a = near.table_h @ [x, y, 1.0]
         b = small.table_h @ [(x + 0.5) * f - 0.5, (y + 0.5) * fy - 0.5, 1.0]
         assert a[:2] / a[2] == pytest.approx(b[:2] / b[2], abs=0.01)
+
+
+def test_some_development_dice_are_printed_faded(monkeypatch):
+    # `_faded`: worn or grey ink, its contrast with the body a share of the dark ink's (the
+    # judge's prints 25-33 grey levels deep); drawn apart, on development dice only
+    import vision.scenes_numerals as sn
+
+    seed = 3
+    monkeypatch.setattr(sn, "FADED_SHARE", 0.0)
+    dark = sn.make_numeral_scene(seed, hard=False, n_dice=1)
+    held = sn.make_numeral_scene(seed, held_out=True, hard=False, n_dice=1)
+    monkeypatch.setattr(sn, "FADED_SHARE", 1.0)
+    faded = sn.make_numeral_scene(seed, hard=False, n_dice=1)
+    assert np.array_equal(held.image, sn.make_numeral_scene(seed, held_out=True, hard=False,
+                                                            n_dice=1).image)
+    assert faded.dice == dark.dice
+    t = dark.dice[0]
+    x, y, r = int(t.center[0]), int(t.center[1]), int(0.3 * t.side_px)
+    grey = [cv2.cvtColor(s.image[y - r:y + r, x - r:x + r], cv2.COLOR_BGR2GRAY).astype(float)
+            for s in (dark, faded)]
+    depth = [np.percentile(g, 90) - np.percentile(g, 2) for g in grey]
+    assert depth[1] < 0.75 * depth[0], depth
