@@ -66,14 +66,7 @@ FACING_MARGIN = 0.1  # a top face read only when it faces the camera more square
 #                      any other face found of its die by this much (`_facing`): two faces
 #                      closer tie (a 50 px face's corners put `_facing` 0.02-0.05 off)
 TALL_BEYOND = 0.9  # a face is not the top when the body reaches this far beyond it (heights)
-#: a number's box (its longer side, upright) over its face's side: a two-digit number turned
-#: 45 degrees has a box about 1.6 times its height (0.2-0.34 of the face's height, 0.17-0.29
-#: of its side), up to 0.47 of the side (0.4 lost such faces)
-GLYPH_SHARE = (0.08, 0.5)
-BAND = (10, 28)  # a number's box (px) at the pyramid levels it is looked for at: up to 28 at
-#                  the finest (22 sent a turned two-digit number 23-28 px across only to the
-#                  next level, where its face is found 5-15 px off; dev frames 0-79 with the
-#                  table's nadir 66 -> 68 of 160 read, no confident error)
+BAND = (10, 22)  # a number's height (px) at the pyramid levels it is looked for at
 
 
 def _texts() -> tuple[list[str], list[str]]:
@@ -276,7 +269,7 @@ def _face_triangle(poly: np.ndarray, gh: float, glyph: tuple[float, float], area
     side = float(np.mean(sides))
     c = poly.mean(0)
     if (ratio > most or side < 12 or area < 0.75 * 0.433 * side * side
-            or not GLYPH_SHARE[0] <= gh / side <= GLYPH_SHARE[1]
+            or not 0.08 <= gh / side <= 0.4
             or math.hypot(c[0] - glyph[0], c[1] - glyph[1]) > 0.15 * side):
         return None
     return poly.astype(np.float32), side, ratio
@@ -318,9 +311,8 @@ def _frame_nadir(image: np.ndarray, faces: list[ObjectReading]) -> Nadir | None:
         mid = _silhouette(image, faces[seed])
         if mid is None:
             continue
-        for i in idx:  # a face not read may be no face (its corners put round other ink)
-            if (faces[i].label is not None
-                    and math.hypot(*(mid - np.asarray(faces[i].center))) >= 2 * SIL_NOISE):
+        for i in idx:
+            if math.hypot(*(mid - np.asarray(faces[i].center))) >= 2 * SIL_NOISE:
                 lines.append(toward(faces[i].center, mid, g, SIL_NOISE))
     found = locate(lines)
     if found is None or found.dice < FRAME_DICE:
@@ -832,8 +824,7 @@ def _read_face(grey: np.ndarray, tri: np.ndarray) -> ObjectReading:
 #: each side of an edge's normal it is followed, the inradius range in number heights
 EDGE_STEP = 6.0
 EDGE_SPAN = 48.0
-INRADIUS = (0.5, 2.4)  # the face's inradius in number boxes (`GLYPH_SHARE`; 0.7 missed the
-#                       faces of turned two-digit numbers, whose box is 1.6 times their height)
+INRADIUS = (0.7, 2.4)  # a number 0.14-0.48 of its face's height
 MIN_COVER = 0.55  # least share of each edge's length showing as an edge
 SKEW = 1  # steps (of EDGE_STEP) each edge's direction may be off 120 degrees from the next's
 SIDES_RATIO = 1.35  # most ratio of two edges' distances from the number
