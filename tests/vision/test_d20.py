@@ -92,10 +92,11 @@ def test_bench_vision_kind_d20_quick(capsys):
     assert set(out) == {"dev"} and out["dev"]["dice"] >= 4
 
 
-def _drawn_face(number: int, turn_deg: float, font: int, seed: int, bar: bool = True
-                ) -> np.ndarray:
+def _drawn_face(number: int, turn_deg: float, font: int, seed: int, bar: bool = True,
+                scale: float = 1.3) -> np.ndarray:
     """A d20's top face and its three neighbours drawn flat with OpenCV, not by the scene
-    generator: the number upright towards one corner, turned, on noisy cloth, as a JPEG."""
+    generator: the number upright towards one corner, turned, on noisy cloth, as a JPEG
+    (scale: the font's, 1.3 a number about 0.15 of the face's height)."""
     import math
 
     import cv2
@@ -114,8 +115,8 @@ def _drawn_face(number: int, turn_deg: float, font: int, seed: int, bar: bool = 
     cv2.fillConvexPoly(img, np.round(corners).astype(np.int32), (215, 215, 220), cv2.LINE_AA)
     text = str(number)
     patch = np.zeros((160, 160), np.uint8)
-    (tw, th), _ = cv2.getTextSize(text, font, 1.3, 3)
-    cv2.putText(patch, text, (80 - tw // 2, 80 + th // 2), font, 1.3, 255, 3, cv2.LINE_AA)
+    (tw, th), _ = cv2.getTextSize(text, font, scale, 3)
+    cv2.putText(patch, text, (80 - tw // 2, 80 + th // 2), font, scale, 255, 3, cv2.LINE_AA)
     if bar and text in ("6", "9"):
         cv2.line(patch, (80 - tw // 2, 88 + th // 2), (80 + tw // 2, 88 + th // 2), 255, 3)
     m = cv2.getRotationMatrix2D((80, 80), -turn_deg, 1.0)
@@ -126,13 +127,14 @@ def _drawn_face(number: int, turn_deg: float, font: int, seed: int, bar: bool = 
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
-def _read_right_or_none(number: int, turn: float, font: int, seed: int, bar: bool = True
-                        ) -> bool:
+def _read_right_or_none(number: int, turn: float, font: int, seed: int, bar: bool = True,
+                        scale: float = 1.3) -> bool:
     """A face drawn flat (`_drawn_face`), read as a camera straight above it sees it (its
     nadir the face's middle): asserts it is read right or abstained on; whether right."""
     from vision.nadir import Nadir
 
-    labels = [o.label for o in read_d20(_drawn_face(number, turn, font, seed, bar=bar),
+    labels = [o.label for o in read_d20(_drawn_face(number, turn, font, seed, bar=bar,
+                                                    scale=scale),
                                         Nadir((320.0, 240.0))) if o.label is not None]
     want = rugen_faces()[number - 1]
     assert labels in ([], [want]), (number, turn, labels)
@@ -149,6 +151,21 @@ def test_a_face_drawn_otherwise_at_any_turn_is_read_or_abstained_never_misread()
     right = sum(_read_right_or_none(number, turn, font, i)
                 for i, (number, turn, font) in enumerate(cases))
     assert right >= 5, right
+
+
+@pytest.mark.xfail(strict=True, reason="not found yet: session 16's wider edge search "
+                   "found these (14 of 16) but a confident error on the bench came with it")
+def test_a_large_two_digit_number_turned_aslant_has_its_face_found():
+    """A two-digit number about 0.29 of its face's height, turned 45 degrees and more: its
+    box is about 1.6 times its height, so the face's inradius is under 0.7 of the box (the
+    edge finder's least, `INRADIUS`) and the box over 0.4 of the face's side
+    (`_face_triangle`): 8 of 16 read, the rest "the number runs to the edge" of a wrong
+    face or unclear; never misread."""
+    import cv2
+
+    right = sum(_read_right_or_none(number, turn, cv2.FONT_HERSHEY_SIMPLEX, 1, scale=2.4)
+                for number in (15, 12, 18, 20) for turn in (45, 135, 225, 315))
+    assert right >= 13, right
 
 
 def test_of_one_dies_faces_the_top_is_the_farthest_from_the_pictures_middle():
