@@ -79,21 +79,50 @@ def _turns(stored: np.ndarray) -> np.ndarray:
     return np.concatenate([d, _colour_rows(stored)], 1).astype(np.float32)
 
 
+def _agreement(M: np.ndarray, k: np.ndarray) -> float:
+    """How well a label's captures agree, turned by k: the sum over pairs (a, b) of
+    M[a, b, (k_a - k_b) % 4] (see align)."""
+    n = len(k)
+    return float(M[np.arange(n)[:, None], np.arange(n)[None, :],
+                   (k[:, None] - k[None, :]) % 4].sum())
+
+
 def align(patches: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """How many quarter turns bring each capture to its label's orientation, (N,).
 
-    The die lay at any angle in each capture. A label's orientation is its first capture's;
-    the others are turned to match it best, then matched once more against the aligned mean
-    (a blurred first capture is a poor reference).
+    The die lay at any angle in each capture. The turns are chosen together, so that the
+    captures of a label agree best with each other pairwise (each pair's similarity taken at
+    the best of the search shifts: two captures' faces are fitted a few px apart); a label's
+    orientation is then its first capture's. Matching each capture against the first alone
+    (before) turned a blurred or misplaced capture's face wrongly whenever the first was
+    blurred or misplaced too: on dev table 0 of the wide world (36 px dice) EAST's six
+    captures came out in three orientations.
     """
-    feats = np.stack([_turns(p) for p in patches])  # (N, 4, D)
+    d = query_descriptors(patches[0]).shape[1]
+    rows = [query_descriptors(p)[:, :d].reshape(-1, 4, d) for p in patches]  # (S, 4, D)
+    still = np.stack([r[len(r) // 2, 0] for r in rows])  # unshifted, as captured
     ks = np.zeros(len(patches), int)
     for lab in np.unique(labels):
         idx = np.flatnonzero(labels == lab)
-        ref = feats[idx[0], 0]
-        for _ in range(2):
-            ks[idx] = np.argmax(feats[idx] @ ref, 1)
-            ref = feats[idx, ks[idx]].mean(0)
+        n = len(idx)
+        # M[a, b, k]: capture a turned k against capture b as captured, best over shifts
+        M = np.stack([(rows[a] @ still[idx].T).max(0).T for a in idx])  # (n, n, 4)
+        M = (M + np.roll(M[:, :, ::-1], 1, axis=2).transpose(1, 0, 2)) / 2  # symmetric
+        # start from the capture that agrees best with the others turned to it, then turn
+        # one capture at a time while the label's captures agree better
+        starts = [np.argmax(M[:, r], 1) for r in range(n)]
+        k = max(starts, key=lambda k: _agreement(M, k))
+        for _ in range(n):
+            changed = False
+            for a in range(n):
+                o = np.arange(n) != a
+                gain = [M[a, o, (t - k[o]) % 4].sum() for t in range(4)]
+                t = int(np.argmax(gain))
+                if t != k[a] and gain[t] > gain[k[a]] + 1e-9:
+                    k[a], changed = t, True
+            if not changed:
+                break
+        ks[idx] = (k - k[0]) % 4
     return ks
 
 

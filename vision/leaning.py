@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 
 from vision.descriptors import STORE, _dog, _gray
-from vision.dice import PATCH, TopFace, rectify
-from vision.model import Thresholds
+from vision.dice import PATCH, Blob, FeltModel, TopFace, die_outline, lean, rectify
+from vision.model import Geometry, Thresholds
 
 # where a leaning die's top face is looked for, in face sides: up to LEAN_REACH towards the
 # nadir along either face axis, LEAN_BACK away from it and LEAN_ACROSS across (the flat
@@ -86,3 +86,45 @@ def is_leaning(lopsided: float, stretch: float, match: float, th: Thresholds,
     limit = th.lean_lopsided if match >= th.lean_match else th.lean_lopsided_unsure
     flat_fits = shift is not None and match >= th.lean_match and shift <= th.lean_shift
     return bool(stretch > th.lean_stretch or (lopsided > limit and not flat_fits))
+
+
+def lean_evidence(img: np.ndarray, face: TopFace, blob: Blob, felt: FeltModel,
+                  geometry: Geometry, template: np.ndarray
+                  ) -> tuple[float, float, float, float] | None:
+    """(lopsided, stretch, match, shift): how a lone die's outline and top face differ
+    from flat (shift: face sides between the top face found and the flat fit's).
+
+    The outline's extents alone cannot tell a die leaning away from the nadir: its raised
+    side face, past the top face, can look just like a flat die's side faces on the other
+    side. Where its top face lies tells: found by appearance (`template`, the table's
+    average top face, see face_template; `match` is how well), the outline around it is
+    measured against a flat die's (see dice.lean). None when the outline cannot be measured.
+    """
+    g = geometry
+    lens = g.lens()
+    theta = lens.ideal_angle(face.angle_deg, face.center)
+    outline = die_outline(img, blob, felt, theta, lens)
+    if outline is None:
+        return None
+    top, match = find_top_face(img, face, template,
+                               tuple(lens.to_image(np.array([g.nadir]))[0]))
+    top_id = lens.to_ideal(np.array([top]))[0]
+    lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
+                             g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta,
+                             g.rim_px or 0.0)
+    shift = float(np.hypot(top[0] - face.center[0], top[1] - face.center[1])) / face.side
+    return lopsided, stretch, match, shift
+
+
+def is_cocked(img: np.ndarray, face: TopFace, blob: Blob, felt: FeltModel,
+              geometry: Geometry, template: np.ndarray, th: Thresholds) -> bool:
+    """Whether the reader takes a die for cocked, and does not read it: its blob a flat die
+    explains badly (residual above th.cocked_residual), or, a lone die wholly on the felt,
+    its outline and top face say it leans (lean_evidence, is_leaning). Calibration asks the
+    same of its captures (a capture play would not read has its face fitted off)."""
+    if face.residual > th.cocked_residual:
+        return True
+    if blob.touches_edge:
+        return False
+    evidence = lean_evidence(img, face, blob, felt, geometry, template)
+    return evidence is not None and is_leaning(*evidence[:3], th, evidence[3])

@@ -29,16 +29,14 @@ from vision.dice import (
     Blob,
     TopFace,
     blob_angle,
-    die_outline,
     find_blobs,
     fit_top_face,
-    lean,
     rectify,
     touching_faces,
 )
 from vision.errors import VisionError
 from vision.geometry import TableGeometry
-from vision.leaning import face_template, find_top_face, is_leaning
+from vision.leaning import face_template, is_cocked, lean_evidence
 from vision.model import Profile, Thresholds
 from vision.threads import on_one_blas_thread
 
@@ -176,12 +174,9 @@ class Recognizer:
             face = fit_top_face(blob.mask, blob.origin, g.side_px, g.k_side, g.nadir, theta,
                                 lens, g.side_slope, g.rim_px or 0.0)
             if face is not None:
-                cocked = face.residual > self.profile.thresholds.cocked_residual
-                if not cocked and not blob.touches_edge:
-                    evidence = self.lean_evidence(img, face, blob)
-                    cocked = evidence is not None and is_leaning(
-                        *evidence[:3], self.profile.thresholds, evidence[3])
-                out.append((face, blob, cocked))
+                out.append((face, blob, is_cocked(img, face, blob, self.profile.felt,
+                                                  g, self.face_template,
+                                                  self.profile.thresholds)))
         return out
 
     @functools.cached_property
@@ -191,29 +186,10 @@ class Recognizer:
 
     def lean_evidence(self, img: np.ndarray, face: TopFace, blob: Blob
                       ) -> tuple[float, float, float, float] | None:
-        """(lopsided, stretch, match, shift): how a lone die's outline and top face differ
-        from flat (shift: face sides between the top face found and the flat fit's).
-
-        The outline's extents alone cannot tell a die leaning away from the nadir: its raised
-        side face, past the top face, can look just like a flat die's side faces on the other
-        side. Where its top face lies tells: found by appearance (the profile's average top
-        face; `match` is how well), the outline around it is measured against a flat die's
-        (see dice.lean). None when the outline cannot be measured.
-        """
-        g = self.profile.geometry
-        lens = g.lens()
-        theta = lens.ideal_angle(face.angle_deg, face.center)
-        outline = die_outline(img, blob, self.profile.felt, theta, lens)
-        if outline is None:
-            return None
-        top, match = find_top_face(img, face, self.face_template,
-                                   tuple(lens.to_image(np.array([g.nadir]))[0]))
-        top_id = lens.to_ideal(np.array([top]))[0]
-        lopsided, stretch = lean(outline, (float(top_id[0]), float(top_id[1])),
-                                 g.side_at((top_id[0], top_id[1])), g.k_side, g.nadir, theta,
-                                 g.rim_px or 0.0)
-        shift = float(np.hypot(top[0] - face.center[0], top[1] - face.center[1])) / face.side
-        return lopsided, stretch, match, shift
+        """How a lone die's outline and top face differ from flat (vision.leaning.
+        lean_evidence, with the profile's felt, geometry and average top face)."""
+        return lean_evidence(img, face, blob, self.profile.felt, self.profile.geometry,
+                             self.face_template)
 
     def scores(self, stored: np.ndarray, shifts: tuple[int, ...] = SEARCH_SHIFTS
                ) -> tuple[np.ndarray, np.ndarray]:

@@ -88,3 +88,21 @@ def test_a_face_the_classifier_never_saw_is_not_read_surely():
     o = (STORE - PATCH) // 2 + 5
     blank[o:o + PATCH - 10, o:o + PATCH - 10] = (205, 220, 230)  # the sticker, no letter
     assert margin(clf.scores(face_rows(blank))) < known / 2
+
+
+def test_captures_are_aligned_together_when_the_first_is_smeared():
+    """A label's first capture blurred past reading and its face fitted off: matched against
+    it alone, the sharp captures' turns came out at random; chosen together (each pair at the
+    best of the search shifts), they agree."""
+    patches, labels, turns = _captures(np.random.default_rng(1))
+    c = (STORE - 1) / 2
+    for li in range(len(FACES)):
+        i = int(np.flatnonzero(labels == li)[0])
+        M = cv2.getRotationMatrix2D((c, c), 0.0, 1.12)
+        M[:, 2] += (5, -4)
+        smeared = cv2.warpAffine(patches[i], M, (STORE, STORE), borderMode=cv2.BORDER_REPLICATE)
+        patches[i] = cv2.GaussianBlur(smeared, (0, 0), 4.0)
+    ks = align(patches, labels)
+    for li in range(len(FACES)):
+        idx = np.flatnonzero(labels == li)[1:]
+        assert len({int(turns[i] + ks[i]) % 4 for i in idx}) == 1, FACES[li]

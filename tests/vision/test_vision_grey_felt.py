@@ -15,7 +15,7 @@ from vision.dice import _felt_distance, chroma, felt_noise, find_blobs, frame_fe
 from vision.labels import Die, DieSet
 from vision.recognizer import Recognizer, calibrate
 from vision.synthetic import World, make_scene, sample_world
-from vision.training import capture_dice
+from vision.training import FITTED_OFF, capture_dice
 
 
 def _grey_frame(lamp_bgr: tuple[float, float, float], rng: np.random.Generator) -> np.ndarray:
@@ -71,7 +71,11 @@ def test_a_grey_felt_table_calibrates_and_reads():
     caps = capture_set(None, 7_000, 6, NEUTRAL, world=world)
     _, singles, missing = capture_dice(caps)
     assert len(missing) <= 1 and len(singles) >= 41
-    profile, _ = calibrate(caps, NEUTRAL.name)
+    profile, report = calibrate(caps, NEUTRAL.name)
+    # a STAR capture fitted with its side face in the patch (the reader takes it for a cocked
+    # die) is named; misread confidently when held out, it set the matcher's threshold 0.37 ->
+    # 0.51 (2 of these 12 dice read) before it was kept out of the thresholds
+    assert any(n == "STAR/04.png" and FITTED_OFF in why for n, why in report.flawed)
     rec = Recognizer(profile)
     right = wrong = 0
     for seed in (7_100, 7_101, 7_102):
@@ -83,7 +87,7 @@ def test_a_grey_felt_table_calibrates_and_reads():
                                 r.center[1] - truth.top_center[1]) < 0.25 * 42]
             right += any(r.label == truth.label for r in near)
             wrong += any(r.label != truth.label for r in near)
-    # 4 of the 12 dice read now (the rest abstained on or, white dice in the frame's dim
+    # 5 of the 12 dice read now (the rest abstained on or, white dice in the frame's dim
     # corners, not found: see docs/vision.md), none misread
     assert wrong == 0
     assert right >= 3
