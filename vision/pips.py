@@ -91,11 +91,6 @@ ONE_DIE_LIT = 5.0  # a die's side face turned from the lamp, lit by the room's l
 #: most (3 was too few: a dev frame's side face in shade, 3.2 times darker than its top face,
 #: was cut out and read as a three beside it, seed 23300097 with the table's nadir)
 SIDE_TOP_SPOTS = 2  # spots beyond a read face, away from the nadir, that may be its top face's
-ONE_FACE_OVERLAP = 0.35  # two readings' squares sharing this much of the smaller's area are
-#: of one face, not two faces beside each other: a die's faces do not overlap in the picture
-#: (a top face and its side face, both square regions, overlap by 0.12 of a side at most;
-#: the same face's region at another pyramid level, shifted half a side by its rim, by 0.4-0.55:
-#: dev frames 23261178, 23400056, 23400075, a read face abstained on "beside" its own region)
 BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
 #: are not told apart by their brightness
 
@@ -1222,9 +1217,6 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
             if not _one_die_colour(fa, faces[j]):
                 continue  # another thing's colour (a face's side is lit otherwise, not so much)
             fo = faces[j]
-            if (o.label is None and fo.square and 0.75 < o.size_px / rd.size_px < 1.33
-                    and _overlap(rd, o) >= ONE_FACE_OVERLAP):
-                continue  # this face's own region, not read, at another level: not beside it
             told = view.nearer(o.center, rd.center)
             if view.nadir is not None and told is not None:
                 if not told and view.may_be_side(fa, rd.center):  # the face beside it is
@@ -1238,17 +1230,6 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
-
-
-def _overlap(a: ObjectReading, b: ObjectReading) -> float:
-    """The share of the smaller of two readings' squares (their corners) that the other
-    covers."""
-    if len(a.corners) < 3 or len(b.corners) < 3:
-        return 0.0
-    qa, qb = (np.asarray(r.corners, np.float32).reshape(-1, 2) for r in (a, b))
-    area, _ = cv2.intersectConvexConvex(qa, qb)
-    small = min(abs(cv2.contourArea(qa)), abs(cv2.contourArea(qb)))
-    return float(area) / small if small > 0 else 0.0
 
 
 def _one_die_colour(a: _Face, b: _Face) -> bool:
