@@ -1225,11 +1225,24 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
                     rd.why = "a side face of the die beside it (the camera's nadir)"
                     break
                 continue
+            if _lit_top_face(fa, fo):
+                continue  # the face beside it is its side face, wherever the middle is
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
+
+
+def _lit_top_face(top: _Face, other: _Face) -> bool:
+    """Whether both the lamp and the shapes tell `top` from the face beside it as the top
+    face, wherever the nadir is: a top face faces the lamp over the table, a side face is
+    turned from it (LIT_OTHERWISE darker; near black, BLACK, a ratio says nothing), and the
+    top face is the less foreshortened (squarer by SIDE_SQUARER: the face beside it is a
+    side face seen at a slant, or a region that ran on into more than a face)."""
+    lt, lo = sum(top.colour), sum(other.colour)
+    return (lt > lo and lt > 3 * BLACK and _brightness_ratio(top, other) >= LIT_OTHERWISE
+            and other.aspect < top.aspect - SIDE_SQUARER)
 
 
 def _one_die_colour(a: _Face, b: _Face) -> bool:
