@@ -1200,7 +1200,8 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
     nearer the middle and no squarer than it. With the nadir known (`view`), it is the cue:
     a die's side faces lie towards the nadir from its top face, wherever the nadir is, so a
     read face is kept when the face beside it is the nearer to the nadir, however square
-    (wherever within its spread the nadir is: else both cues, as without it)."""
+    (wherever within its spread the nadir is: else both cues, as without it). Where the
+    nadir does not tell, the lamp and the shapes agreeing keep it too (`_lit_top_face`)."""
     middle = view.ref
     for i, rd in enumerate(kept):
         if rd.label is None or i in side:
