@@ -1200,7 +1200,8 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
     nearer the middle and no squarer than it. With the nadir known (`view`), it is the cue:
     a die's side faces lie towards the nadir from its top face, wherever the nadir is, so a
     read face is kept when the face beside it is the nearer to the nadir, however square
-    (wherever within its spread the nadir is: else both cues, as without it)."""
+    (wherever within its spread the nadir is: else both cues, as without it). Where the
+    nadir does not tell, the lamp and the shapes agreeing keep it too (`_lit_top_face`)."""
     middle = view.ref
     for i, rd in enumerate(kept):
         if rd.label is None or i in side:
@@ -1225,11 +1226,24 @@ def _beside_a_top_face(kept: list[ObjectReading], faces: list[_Face], side: set[
                     rd.why = "a side face of the die beside it (the camera's nadir)"
                     break
                 continue
+            if _lit_top_face(fa, fo):
+                continue  # the face beside it is its side face, wherever the middle is
             nearer = math.hypot(o.center[0] - middle[0], o.center[1] - middle[1]) < dm
             if not nearer or fo.aspect > fa.aspect + 0.1:
                 rd.label, rd.confidence = None, 0.3
                 rd.why = "may be a side face of the die beside it (a tilted camera)"
                 break
+
+
+def _lit_top_face(top: _Face, other: _Face) -> bool:
+    """Whether both the lamp and the shapes tell `top` from the face beside it as the top
+    face, wherever the nadir is: a top face faces the lamp over the table, a side face is
+    turned from it (LIT_OTHERWISE darker; near black, BLACK, a ratio says nothing), and the
+    top face is the less foreshortened (squarer by SIDE_SQUARER: the face beside it is a
+    side face seen at a slant, or a region that ran on into more than a face)."""
+    lt, lo = sum(top.colour), sum(other.colour)
+    return (lt > lo and lt > 3 * BLACK and _brightness_ratio(top, other) >= LIT_OTHERWISE
+            and other.aspect < top.aspect - SIDE_SQUARER)
 
 
 def _one_die_colour(a: _Face, b: _Face) -> bool:
