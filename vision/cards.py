@@ -55,6 +55,7 @@ from vision.deck_art import (
     render_back,
     render_card,
     roche_card,
+    roche_deck,
     roche_labels,
 )
 from vision.errors import BadImage, VisionError
@@ -1169,8 +1170,7 @@ def index_siblings(label: str) -> set[str]:
     if label not in roche_labels():
         return {label}
     c = roche_card(label)
-    return {d for d in roche_labels()
-            if (lambda o: (o.suit, o.rank, o.half) == (c.suit, c.rank, c.half))(roche_card(d))}
+    return {d.label for d in roche_deck() if (d.suit, d.rank, d.half) == (c.suit, c.rank, c.half)}
 
 
 @functools.cache

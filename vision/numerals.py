@@ -90,7 +90,7 @@ STROKE_MAX = 0.55  # thickest stroke over the print's size: a numeral is strokes
 #: cloth's crossing or a cluster of dark grains, read as "4" at 0.96, 1.4-1.9)
 STROKES_MIN = 2.2
 READ_PX = 72  # a face is read where it is at most this wide (px)
-#: a face narrower is read mapped onto a square this wide (px; linear interpolation): a small
+#: a face narrower is read mapped onto a square this wide (px): a small
 #: die's print (8-15 px tall, strokes of 1-2 px) cut at its mid-grey on its own pixels loses
 #: its thin strokes and runs its counters together. On 40 development frames shrunk so the
 #: dice are 24-45 px (seeds 5000000-5000039, 104 dice) 69.2% were read at 16 px, 65.4% at 32

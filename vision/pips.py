@@ -93,6 +93,8 @@ ONE_DIE_LIT = 5.0  # a die's side face turned from the lamp, lit by the room's l
 SIDE_TOP_SPOTS = 2  # spots beyond a read face, away from the nadir, that may be its top face's
 BLACK = 30.0  # a camera's black level and flare, a grey level per channel: faces both below it
 #: are not told apart by their brightness
+F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (about 85 degrees)
+SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
 
 
 @dataclass
@@ -1141,9 +1143,6 @@ class _View:
                 * (a[1] - b[1])) / ab
         return None if abs(past) <= self.nadir.spread else past > 0
 
-
-F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (about 85 degrees)
-SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
 
 
 def _side_faces(faces: list, view: _View | tuple[float, float],
