@@ -1272,6 +1272,8 @@ def _index_look(model: CardModel, sc: _Scores, query: np.ndarray
         # the corners tell the half (a learned sibling's index, read off its capture's
         # outline, may be unlike top's and so not `same`): its faces must tell the card
         lab, c, why = _place_in_half(model, sc.query, top)
+        info["placed"] = lab  # the half's place, told once (CardReader.read asks again only
+        #                       of a label that came otherwise)
         face_p = 0.0 if lab == sc.best else next((p for p, n, _i in sc.close if n == lab), 0.0)
         if lab is not None and pc >= INDEX_MARGIN and score[top] >= INDEX_MIN_FIT \
                 and face_p < INDEX_AGREE:
@@ -1639,7 +1641,8 @@ class CardReader:
                 label, conf, why = _suit_decide(self.model, sc, label, conf, why, info, fine, ink)
             if label is None and sc.best != BACK and sc.query and self.model.deck != "poker":
                 label, conf, why = _art_decide(self.model, sc, info, label, conf, why)
-            if label is not None and len(index_siblings(label) & set(self.model.labels)) > 1:
+            if (label is not None and label != info.get("placed")
+                    and len(index_siblings(label) & set(self.model.labels)) > 1):
                 place, c, w = _place_in_half(self.model, sc.query, label)
                 if place != label:  # the faces sure of a place in the half the art is not
                     label, conf, why = None, min(conf, c, 0.3), w or f"{label} or {place}?"

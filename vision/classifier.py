@@ -98,8 +98,7 @@ def align(patches: np.ndarray, labels: np.ndarray) -> np.ndarray:
     blurred or misplaced too: on dev table 0 of the wide world (36 px dice) EAST's six
     captures came out in three orientations.
     """
-    d = query_descriptors(patches[0]).shape[1]
-    rows = [query_descriptors(p)[:, :d].reshape(-1, 4, d) for p in patches]  # (S, 4, D)
+    rows = [q.reshape(len(q) // 4, 4, -1) for q in map(query_descriptors, patches)]  # (S, 4, D)
     still = np.stack([r[len(r) // 2, 0] for r in rows])  # unshifted, as captured
     ks = np.zeros(len(patches), int)
     for lab in np.unique(labels):

@@ -243,12 +243,18 @@ def body_colour(body_bgr: np.ndarray | tuple, ink_bgr: np.ndarray | tuple) -> np
 
 
 @cache
+@cache
+def _set_dice() -> tuple[dict, ...]:
+    """The set's dice as equipment/namaste.json gives them (colour, body_bgr, ink_bgr), read
+    once: `read_numerals` without a profile asks for them on every frame."""
+    return tuple(json.loads(EQUIPMENT.read_text())["dice"])
+
+
 def default_profile() -> NumeralProfile:
     """The set's colours as equipment/namaste.json gives them."""
-    data = json.loads(EQUIPMENT.read_text())
     return NumeralProfile({d["colour"]: tuple(float(x) for x in body_colour(d["body_bgr"],
                                                                               d["ink_bgr"]))
-                           for d in data["dice"]})
+                           for d in _set_dice()})
 
 
 def load_numeral_profile(path: str | Path) -> NumeralProfile:
@@ -805,9 +811,8 @@ CLIP_FLOOR_SHARE = 0.6
 @cache
 def _inks() -> dict[str, tuple[float, float]]:
     """Each die colour's (least body channel, least ink channel) in equipment/namaste.json."""
-    data = json.loads(EQUIPMENT.read_text())
     return {d["colour"]: (float(min(d["body_bgr"])), float(min(d["ink_bgr"])))
-            for d in data["dice"]}
+            for d in _set_dice()}
 
 
 def _clips_under(colour: str, floor: float) -> bool:

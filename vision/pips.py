@@ -1107,7 +1107,7 @@ class _View:
         longer = max(self.width, self.height)
         if self.nadir is None or self.depth_by_middle:
             return min(1.0, math.hypot(p[0] - self.width / 2, p[1] - self.height / 2)
-                       / (0.55 * longer))
+                       / (F_MIN * longer))
         return min(1.0, math.tan(self.sight(p)))
 
     def sight(self, p: tuple[float, float]) -> float:

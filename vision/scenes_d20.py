@@ -53,8 +53,6 @@ class D20Scene(PipScene):
     #: what a table calibrated by four corner markers knows of its camera: the homography
     #: image px -> table mm, the markers (near the frame's corners) found 0.5 px off
     table_h: np.ndarray | None = None
-    #: each die's top face as imaged (corners apex, right, left; image px), in `dice`' order
-    top_corners: tuple = ()
 
 
 EQUIPMENT = Path(__file__).resolve().parent.parent / "equipment" / "rugen-die.json"
@@ -305,7 +303,7 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
     for x, y, yaw, top in poses:
         pts = np.concatenate([p for _, p, _ in d20_pose(top, yaw, size_mm, x, y)])
         cast_shadow(img, view, pts, lamp + [x, y, 0], light["shadow"], max(1.0, die_px * 0.08))
-    truths, tops = [], []
+    truths = []
     cam = np.array([0.0, 0.0, view.height_mm])
     for x, y, yaw, top in poses:
         rugen = bool(rng.random() < 0.3) if printed_rugen is None else printed_rugen
@@ -337,14 +335,12 @@ def make_d20_scene(seed: int, held_out: bool = False, hard: bool | None = None,
         top_pts = faces[top][1]
         c = view.project(top_pts.mean(0, keepdims=True))[0]
         corners = view.project(top_pts)
-        tops.append(corners)
         inside = bool(np.all((corners >= 0) & (corners < [w, h])))
         label = rugen_faces()[numbers[top] - 1]
         truths.append(PipTruth(label, (float(c[0]), float(c[1])), float(die_px), False, inside))
     nadir = view.project(np.zeros((1, 3)))[0]
     return D20Scene(finish(img, rng, light), truths, hard, kind,
-                    (float(nadir[0]), float(nadir[1])), _markers_homography(view, seed),
-                    tuple(tops))
+                    (float(nadir[0]), float(nadir[1])), _markers_homography(view, seed))
 
 
 def _markers_homography(view, seed: int) -> np.ndarray:

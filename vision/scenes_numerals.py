@@ -239,10 +239,16 @@ def _veiled(scene: PipScene, rng: np.random.Generator) -> PipScene:
     pool = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * rad ** 2))[:, :, None]
     keep, lift = rng.uniform(0.45, 0.7), rng.uniform(70, 110)
     img = scene.image.astype(np.float32) * (1 - (1 - keep) * pool) + lift * pool
-    img += rng.normal(0, rng.uniform(1, 3), img.shape).astype(np.float32)
-    ok, buf = cv2.imencode(".jpg", np.clip(img + 0.5, 0, 255).astype(np.uint8),
-                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
-    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    return replace(scene, image=_noise_and_jpeg(img, rng, 3))
+
+
+def _noise_and_jpeg(img: np.ndarray, rng: np.random.Generator, most: float) -> np.ndarray:
+    """A float frame through a sensor again: noise of 1 to `most` grey levels, JPEG at
+    quality 75-92 (BGR uint8)."""
+    img = img + rng.normal(0, rng.uniform(1, most), img.shape).astype(np.float32)
+    _, buf = cv2.imencode(".jpg", np.clip(img + 0.5, 0, 255).astype(np.uint8),
+                          [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
 def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
@@ -253,10 +259,8 @@ def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
     h, w = scene.image.shape[:2]
     size = (max(1, round(w * f)), max(1, round(h * f)))
     fx, fy = size[0] / w, size[1] / h
-    img = cv2.resize(scene.image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    img += rng.normal(0, rng.uniform(1, 4), img.shape).astype(np.float32)
-    ok, buf = cv2.imencode(".jpg", np.clip(img + 0.5, 0, 255).astype(np.uint8),
-                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 93))])
+    img = _noise_and_jpeg(cv2.resize(scene.image, size, interpolation=cv2.INTER_AREA)
+                          .astype(np.float32), rng, 4)
     dice = [replace(t, center=((t.center[0] + 0.5) * fx - 0.5, (t.center[1] + 0.5) * fy - 0.5),
                     side_px=t.side_px * math.sqrt(fx * fy)) for t in scene.dice]
     # the camera's nadir and the markers' homography (image px -> table mm) in the smaller
@@ -264,5 +268,4 @@ def _farther(scene: PipScene, rng: np.random.Generator) -> PipScene:
     to_small = np.array([[fx, 0, 0.5 * fx - 0.5], [0, fy, 0.5 * fy - 0.5], [0, 0, 1]])
     table_h = None if scene.table_h is None else scene.table_h @ np.linalg.inv(to_small)
     nadir = ((scene.nadir[0] + 0.5) * fx - 0.5, (scene.nadir[1] + 0.5) * fy - 0.5)
-    return replace(scene, image=cv2.imdecode(buf, cv2.IMREAD_COLOR), dice=dice, nadir=nadir,
-                   table_h=table_h)
+    return replace(scene, image=img, dice=dice, nadir=nadir, table_h=table_h)

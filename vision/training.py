@@ -724,10 +724,9 @@ def learn_templates(die_set: str, labels: list[str], felt: FeltModel, geometry: 
         # the held-out capture as play may show it (seeds apart from the templates' copies)
         for copy in augment(patches_a[i], np.random.default_rng([CHECK_SEED, i]), CHECK_COPIES):
             play.append(held_out_read(i, copy, ink))
-    n_copies = len(play) // max(1, len(results))
     min_margin, cls_margin, alone_margin = agreement_thresholds(
         [r for r, off in zip(results, fitted_off, strict=True) if not off],
-        [r for j, r in enumerate(play) if not fitted_off[j // max(1, n_copies)]])
+        [r for j, r in enumerate(play) if not fitted_off[j // CHECK_COPIES]])
     base = Thresholds()
     right_scores = [r[2] for r in results if r[0] == r[1]]
     min_score = min(base.min_score, float(np.percentile(right_scores, 1)) - 0.05) \
