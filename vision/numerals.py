@@ -157,6 +157,23 @@ CLIP_SLACK = 0.25
 #: lamp's tint: a dev turquoise die's blue and red over the print at 2.1 times its own
 #: ratio; turquoise's green to red is 8 times white's)
 CLIP_SPREAD = 3.0
+#: a clipped body's colour from its print's rim (`rim_colour`, `_rim_proves`): the pixels
+#: RIM_INSIDE of a side inside the face's outline, clipped in no channel and at least
+#: RIM_STEP of the way from the print's grey to the top, RIM_MIN_PX of them or more. Their
+#: median chromaticity must lie RIM_ALONG or more of the way from grey to a colour, off that
+#: way by at most RIM_OFF of its length, and only for one colour; a colour within RIM_GREY
+#: of grey (white) is never told so. On 40 development frames made overexposed (seeds
+#: 5000000-5000039, `scenes_numerals._overexposed`: 20 turquoise and 19 white dice found
+#: with a clipped body) the turquoise rims lay -0.19 to 0.62 of the way (five under 0.1:
+#: JPEG's halved chroma), the white rims 0.12 at most (0.19 on the pyramid's coarser
+#: levels, which is why the rim is read on the frame's own pixels)
+RIM_INSIDE = 0.1
+RIM_STEP = 0.15
+RIM_MIN_PX = 20
+RIM_ALONG = 0.5
+RIM_OFF = 0.25
+RIM_GREY = 0.1
+RIM_CONFIDENCE = 0.75
 #: a Sobel kernel's own spread (px): the largest Sobel gradient (over 8) across a step of
 #: contrast 1 blurred by sigma and sampled at pixels is 1 / (sqrt(2 pi) sqrt(sigma^2 +
 #: SOBEL_SPREAD^2)) (measured over sub-pixel phases: sigma 0-3 px within 3%)
@@ -768,36 +785,99 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
+def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float) -> np.ndarray | None:
+    """The chromaticity of a face's body (its outline pts, side px, in bgr's pixels) told
+    by its print's blurred rim: the median of each pixel less the print's colour (the 10th
+    percentile of its dark pixels). Where the body is clipped, the pixels between the print
+    and the body that are clipped in no channel blend the print into the body's true colour
+    (the lens blurs before the sensor clips). Only pixels RIM_INSIDE of a side inside the
+    face (never the surround's), at least RIM_STEP of the way from the print's grey to the
+    top; None where the print itself is clipped or fewer than RIM_MIN_PX such pixels."""
+    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
+    win = bgr[y0:y1, x0:x1]
+    if win.size == 0:
+        return None
+    hmask = np.zeros(win.shape[:2], np.uint8)
+    cv2.fillConvexPoly(hmask, np.round(pts - (x0, y0)).astype(np.int32), 1)
+    r = max(2, int(round(RIM_INSIDE * side)))
+    inner = cv2.erode(hmask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    px = win[inner > 0].astype(np.float64)
+    if len(px) < RIM_MIN_PX:
+        return None
+    g = px @ [0.114, 0.587, 0.299]
+    body, dark = np.percentile(g, 75), np.percentile(g, 3)
+    k = np.percentile(px[g <= (body + 3 * dark) / 4], 10, 0)
+    if k.max() >= CLIPPED:
+        return None
+    kg = float(k @ [0.114, 0.587, 0.299])
+    ok = (px.max(1) < CLIPPED) & (g >= kg + RIM_STEP * (255 - kg))
+    if int(ok.sum()) < RIM_MIN_PX:
+        return None
+    d = np.maximum(px[ok] - k, 0.0)
+    return np.median(d / np.maximum(d.sum(1, keepdims=True), 1e-6), 0)
+
+
+def _rim_proves(rim: np.ndarray | None, profile: NumeralProfile) -> str | None:
+    """The one die colour a clipped body's rim (`rim_colour`) can only have come from, else
+    None. Whatever mixes pixels after the sensor clipped (JPEG's halved chroma, demosaicing, a
+    camera's or the pyramid's scaling) blends the rim with the clipped body, which is grey:
+    a rim is pulled from its colour towards grey, never from grey towards a colour. So a rim
+    far along the way from grey to a colour (RIM_ALONG of it, within RIM_OFF of the way's
+    length off it) can only be that colour's; a grey rim tells nothing (the turquoise die's
+    rim under JPEG read as grey as a white die's: 5 of 20 overexposed dev dice), and a
+    colour near grey (white) is never told by its rim."""
+    if rim is None:
+        return None
+    grey = np.full(3, 1 / 3)
+    out = []
+    for name, v in profile.colours.items():
+        way = np.asarray(v, np.float64) - grey
+        length = float(np.linalg.norm(way))
+        if length < RIM_GREY:
+            continue
+        t = float((rim - grey) @ way) / length ** 2
+        off = float(np.linalg.norm(rim - grey - t * way)) / length
+        if t >= RIM_ALONG and off <= RIM_OFF:
+            out.append(name)
+    return out[0] if len(out) == 1 else None
+
+
 def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | None = None,
-               floor: float = 0.0) -> tuple[str | None, float]:
+               floor: float = 0.0, rim: np.ndarray | None = None) -> tuple[str | None, float]:
     """The nearest die colour to a body's chromaticity (`body_colour`) and how sure (None
     when two are about as near). Given the body's median colour as seen (`body_bgr`) and
     the print's floor taken from it, a body with some channels clipped is read only where
     the nearest colour is the one colour that can have made what they show
-    (`_fits_clipped`); a body clipped in all three is not told (None)."""
+    (`_fits_clipped`), one clipped in all three where no other colour can have clipped over
+    its print's floor (`_clips_under`); either is read as the colour its print's rim shows
+    (rim: `rim_colour`) where only that colour can have made the rim (`_rim_proves`) and the
+    clipped channels allow it."""
     c = np.asarray(c, np.float64)
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
     (d0, k0), (d1, _) = ds[0], ds[1]
     conf = float(np.clip(0.5 + (d1 - d0) / max(d1, 1e-6) / 2, 0, 1))
-    if d0 > 0.6 * d1:
-        return None, min(conf, 0.49)
     clipped = np.asarray(body_bgr) >= CLIPPED if body_bgr is not None else np.zeros(3, bool)
+    if not clipped.any():
+        return (None, min(conf, 0.49)) if d0 > 0.6 * d1 else (k0, conf)
     if clipped.all():
         # all three at the sensor's top: any die colour lit enough shows so (the turquoise
         # die 4.3 times too bright showed (255, 255, 255) over a print it left readable, and
         # was read white at 1.0); the print's floor tells how much light there was
         # (`_clips_under`): the nearest colour is read only where no other can have clipped
         fits = [k for k in profile.colours if _clips_under(k, floor)]
-        if fits != [k0]:
-            return None, min(conf, 0.49)
-        return k0, conf
-    if clipped.any():
+    else:
         # what the clipped channels show: the nearest colour, and no other, can have made it
         # (a white die under a cold lamp and the turquoise die too bright for the sensor
         # both show blue and green at 255 and red a little below)
         fits = [k for k, v in profile.colours.items() if _fits_clipped(body_bgr, floor, v)]
-        if fits != [k0]:
-            return None, min(conf, 0.49)
+    told = _rim_proves(rim, profile)
+    if told is not None:
+        # the print's rim, not clipped, shows a colour only it can have made: read where
+        # the clipped channels allow it, else the two disagree and nothing is told
+        return (told, RIM_CONFIDENCE) if told in fits else (None, 0.49)
+    if d0 > 0.6 * d1 or fits != [k0]:
+        return None, min(conf, 0.49)
     return k0, conf
 
 
@@ -886,7 +966,7 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
             if grown is None:
                 continue
             hull, _, (centre, side, ang, rect) = grown
-            rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect)
+            rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect, image)
             if rd is None:
                 continue
             if rd.label is not None:
@@ -1162,8 +1242,8 @@ def _six_loop_would_show(fgrey: np.ndarray, fpts: np.ndarray, m: np.ndarray, ink
 
 def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
                centre: tuple[float, float], side: float, ang: float,
-               profile: NumeralProfile, rect: np.ndarray | None = None
-               ) -> NumeralReading | None:
+               profile: NumeralProfile, rect: np.ndarray | None = None,
+               image: np.ndarray | None = None) -> NumeralReading | None:
     """One face's numeral and colour (the place in pixels of the level the face was found
     at, the last of greys; the caller scales it); None where nothing is printed on it (a
     patch of cloth is no die to flag). The numeral is read at the finest level where the
@@ -1282,7 +1362,13 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         ink_bgr = np.percentile(dark_px, 10, 0) if len(dark_px) >= 3 else np.zeros(3)
         ink_bgr = np.minimum(ink_bgr, 0.9 * med)
         c = body_colour(med, ink_bgr)
-        colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)))
+        # a clipped body's print's rim, on the frame's own pixels: the pyramid averages the
+        # rim with the clipped body, as JPEG does
+        rim = (rim_colour(image if image is not None else bgr, (pts + 0.5) * 2 ** level - 0.5
+                          if image is not None else pts, side * (2 ** level if image is not None
+                                                                 else 1))
+               if (med >= CLIPPED).any() else None)
+        colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)), rim)
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
     if label is None:

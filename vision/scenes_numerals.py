@@ -63,6 +63,12 @@ VEIL_SHARE = 0.5
 #: is 20-35 grey levels deep, as deep as a felt's or a cloth's texture (the judge's misses)
 FADED_SHARE = 0.3
 FADE = (0.3, 0.6)
+#: the share of development frames taken under a lamp too bright for the exposure
+#: (`_overexposed`: the light GAIN times what the exposure was set for, the sensor clipped):
+#: a white die's body, and the turquoise's too at four times and more, is (255, 255, 255),
+#: its colour left in its darker parts only (the print's blurred rim, the rounded edges)
+OVEREXPOSED_SHARE = 0.12
+GAIN = (1.5, 5.0)
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
 
@@ -218,6 +224,9 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
     veil = np.random.default_rng([seed, 5])  # drawn apart too
     if not held_out and scene.hard and veil.random() < VEIL_SHARE:
         scene = _veiled(scene, veil)
+    bright = np.random.default_rng([seed, 7])  # drawn apart too
+    if not held_out and bright.random() < OVEREXPOSED_SHARE:
+        scene = _overexposed(scene, bright)
     return scene
 
 
@@ -240,6 +249,13 @@ def _veiled(scene: PipScene, rng: np.random.Generator) -> PipScene:
     keep, lift = rng.uniform(0.45, 0.7), rng.uniform(70, 110)
     img = scene.image.astype(np.float32) * (1 - (1 - keep) * pool) + lift * pool
     return replace(scene, image=_noise_and_jpeg(img, rng, 3))
+
+
+def _overexposed(scene: PipScene, rng: np.random.Generator) -> PipScene:
+    """The frame under a lamp too bright for its exposure: GAIN times the light (drawn
+    evenly on a log scale), a sensor's noise at that light, clipped at its top, and JPEG."""
+    gain = math.exp(rng.uniform(*np.log(GAIN)))
+    return replace(scene, image=_noise_and_jpeg(scene.image.astype(np.float32) * gain, rng, 3))
 
 
 def _noise_and_jpeg(img: np.ndarray, rng: np.random.Generator, most: float) -> np.ndarray:
