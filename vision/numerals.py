@@ -173,6 +173,13 @@ RIM_MIN_PX = 20
 RIM_ALONG = 0.5
 RIM_OFF = 0.25
 RIM_GREY = 0.1
+#: and the print's own chromaticity no farther than RIM_INK of the way on grey's far side
+#: from the colour: a print's colour is taken out of the rim, and one coloured away from
+#: it pushes the rim towards it (a white die's print of dark red, (60, 60, 150), clipped
+#: 1.8 times too bright under a lamp a little cold, read turquoise without this: its rim
+#: lay 0.59 of the way, its print -0.66); a grey print under a lamp tinted 0.8-1.0 in each
+#: channel (the scenes' lamps) lies within 0.15 of grey so measured
+RIM_INK = 0.3
 RIM_CONFIDENCE = 0.75
 #: a Sobel kernel's own spread (px): the largest Sobel gradient (over 8) across a step of
 #: contrast 1 blurred by sigma and sampled at pixels is 1 / (sqrt(2 pi) sqrt(sigma^2 +
@@ -785,14 +792,16 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
-def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float) -> np.ndarray | None:
+def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float
+               ) -> tuple[np.ndarray, np.ndarray] | None:
     """The chromaticity of a face's body (its outline pts, side px, in bgr's pixels) told
     by its print's blurred rim: the median of each pixel less the print's colour (the 10th
     percentile of its dark pixels). Where the body is clipped, the pixels between the print
     and the body that are clipped in no channel blend the print into the body's true colour
     (the lens blurs before the sensor clips). Only pixels RIM_INSIDE of a side inside the
     face (never the surround's), at least RIM_STEP of the way from the print's grey to the
-    top; None where the print itself is clipped or fewer than RIM_MIN_PX such pixels."""
+    top; None where the print itself is clipped or fewer than RIM_MIN_PX such pixels. Returns
+    (the rim's chromaticity, the print's)."""
     x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
     x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
     win = bgr[y0:y1, x0:x1]
@@ -815,10 +824,11 @@ def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float) -> np.ndarray | No
     if int(ok.sum()) < RIM_MIN_PX:
         return None
     d = np.maximum(px[ok] - k, 0.0)
-    return np.median(d / np.maximum(d.sum(1, keepdims=True), 1e-6), 0)
+    return np.median(d / np.maximum(d.sum(1, keepdims=True), 1e-6), 0), chroma(k)
 
 
-def _rim_proves(rim: np.ndarray | None, profile: NumeralProfile) -> str | None:
+def _rim_proves(rim: tuple[np.ndarray, np.ndarray] | None, profile: NumeralProfile
+                ) -> str | None:
     """The one die colour a clipped body's rim (`rim_colour`) can only have come from, else
     None. Whatever mixes pixels after the sensor clipped (JPEG's halved chroma, demosaicing, a
     camera's or the pyramid's scaling) blends the rim with the clipped body, which is grey:
@@ -826,9 +836,13 @@ def _rim_proves(rim: np.ndarray | None, profile: NumeralProfile) -> str | None:
     far along the way from grey to a colour (RIM_ALONG of it, within RIM_OFF of the way's
     length off it) can only be that colour's; a grey rim tells nothing (the turquoise die's
     rim under JPEG read as grey as a white die's: 5 of 20 overexposed dev dice), and a
-    colour near grey (white) is never told by its rim."""
+    colour near grey (white) is never told by its rim. The rim less the print has the body's
+    colour less the print's: a print coloured away from a colour (a red print on a white die
+    is away from turquoise) pulls its rim towards it, so a print lying more than RIM_INK of
+    the way's length on the far side of grey from the colour tells nothing of it."""
     if rim is None:
         return None
+    rim, ink = rim
     grey = np.full(3, 1 / 3)
     out = []
     for name, v in profile.colours.items():
@@ -838,13 +852,15 @@ def _rim_proves(rim: np.ndarray | None, profile: NumeralProfile) -> str | None:
             continue
         t = float((rim - grey) @ way) / length ** 2
         off = float(np.linalg.norm(rim - grey - t * way)) / length
-        if t >= RIM_ALONG and off <= RIM_OFF:
+        if (t >= RIM_ALONG and off <= RIM_OFF
+                and float((ink - grey) @ way) / length ** 2 >= -RIM_INK):
             out.append(name)
     return out[0] if len(out) == 1 else None
 
 
 def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | None = None,
-               floor: float = 0.0, rim: np.ndarray | None = None) -> tuple[str | None, float]:
+               floor: float = 0.0, rim: tuple[np.ndarray, np.ndarray] | None = None
+               ) -> tuple[str | None, float]:
     """The nearest die colour to a body's chromaticity (`body_colour`) and how sure (None
     when two are about as near). Given the body's median colour as seen (`body_bgr`) and
     the print's floor taken from it, a body with some channels clipped is read only where

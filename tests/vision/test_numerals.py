@@ -387,7 +387,8 @@ def test_a_turquoise_die_clipped_in_all_three_channels_is_told_by_its_prints_rim
     clipped: the rim's pixels clipped in no channel blend the ink into the true turquoise
     (`rim_colour`). Under JPEG, whose halved chroma mixes the rim with the clipped grey body
     after the sensor, it may be told or not, never white; a white die so bright (its print
-    lifted as far), with a cold lamp's tint, is never told turquoise."""
+    lifted as far), with a cold lamp's tint, or printed in dark red, is never told
+    turquoise."""
     die = next(d for d in namaste_dice() if d.colour == "turquoise")
     img = _die_image("4", body=die.body_bgr, ground=(90, 100, 95), turn=-25.0).astype(np.float32)
     clipped = np.clip(img * gain, 0, 255).astype(np.uint8)
@@ -403,6 +404,12 @@ def test_a_turquoise_die_clipped_in_all_three_channels_is_told_by_its_prints_rim
                        turn=-25.0).astype(np.float32) * np.float32([1.0, 1.0, 0.8])
     for g in (1.6, 2.2):
         out = read_numerals(np.clip(white * g, 0, 255).astype(np.uint8))
+        assert [o.label for o in out] == ["4"] and out[0].colour in (None, "white")
+    # a print of dark red (away from turquoise) pulls the rim towards turquoise: no proof
+    red = _die_image("4", body=(235, 235, 235), ink=(60, 60, 150), ground=(90, 100, 95),
+                     turn=-25.0).astype(np.float32) * np.float32([1.0, 1.0, 0.85])
+    for g in (1.8, 2.2):
+        out = read_numerals(np.clip(red * g, 0, 255).astype(np.uint8))
         assert [o.label for o in out] == ["4"] and out[0].colour in (None, "white")
 
 
