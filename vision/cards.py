@@ -75,6 +75,10 @@ MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
 BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
+BUSY_BLUR = 2.0  # px (at DETECT_SIDE): a textured frame's grey is also searched for edges blurred
+#                  this much (a light wood's fine grain broke the cards' rings or ran into them:
+#                  26 -> 17 of 101 dev `--elsewhere` wood-table cards not found; 1.5: 23, 2.5:
+#                  20, 3.5: 25)
 EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
@@ -103,6 +107,12 @@ REFINE_RIM_TIE = 0.02  # the edge's outline is kept over the strongest steps' un
 #                        plainer by this much
 LINE_POINTS = 60  # a side's line is fitted through at most this many of its contour's points
 FRAME_RATIO = 2.0  # a quad inside a card and this much smaller is a picture's frame
+HOLDER_PAPER = 0.5  # ... and the card's face round it mostly its paper: the share of it within the
+#                     rim's tolerance of the card's paper colour (a court card's margin round its
+#                     picture: 0.66-0.88 on 27 of our poker court cards; rings of a light wood's
+#                     grain round a card on dev frames 0.06-0.48). Such a ring, 3 times a card's
+#                     area, its rim plain (1.0), beat the card in it: 29 -> 26 of 101 dev
+#                     `--elsewhere` wood-table cards not found
 INK_WEIGHT = 2.0  # the index corners' ink colour against the chroma maps'
 INK_TOL = 0.06  # an ink colour difference this small is noise (light, blur, glare)
 INK_APART = 0.12  # two suits whose index inks differ this much are told by colour
@@ -702,6 +712,26 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         cands.append(Outline(full, rim))
 
 
+def _paper_around(img: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> float:
+    """The share of quad outer's face outside quad inner that is outer's paper: within the
+    rim's tolerance (`_rim_plain`) of outer's paper colour (its brightest tenth)."""
+    x0, y0 = np.maximum(np.floor(outer.min(0)), 0).astype(int)
+    x1, y1 = np.ceil(outer.max(0)).astype(int) + 1
+    crop = img[y0:y1, x0:x1]
+    if crop.size == 0:
+        return 1.0
+    f = min(1.0, 64.0 / max(crop.shape[:2]))  # the ring's colours, 64 px across at most
+    crop = cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_AREA).astype(np.float32)
+    mask = np.zeros(crop.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round((outer - [x0, y0]) * f).astype(np.int32), 1)
+    cv2.fillConvexPoly(mask, np.round((inner - [x0, y0]) * f).astype(np.int32), 0)
+    ring = crop[mask > 0]
+    if len(ring) < 8:
+        return 1.0
+    paper = np.percentile(_warp(img, outer, (32, 44)).reshape(-1, 3).astype(np.float32), 90, 0)
+    return float(np.mean(np.abs(ring - paper).max(1) < 0.15 * float(paper.mean()) + 12))
+
+
 def find_cards(img: np.ndarray) -> list[Outline]:
     """Every card lying face up (or down) and uncovered in the frame."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
@@ -722,8 +752,12 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         # the cards' edges, stronger than the texture's, are also looked for alone
         strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
         strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        contours = list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
-                                                          cv2.CHAIN_APPROX_NONE)[0])
+        # and on the grey blurred: a fine grain fades, a card's edge (a step) stays
+        soft = cv2.Canny(cv2.GaussianBlur(grey8, (0, 0), BUSY_BLUR), 8, 24, L2gradient=True)
+        soft = cv2.morphologyEx(soft, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours = (list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
+                                                           cv2.CHAIN_APPROX_NONE)[0])
+                    + list(cv2.findContours(soft, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]))
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
@@ -763,6 +797,13 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     # overlapping outlines (the inside and outside of one edge, a card's inner border, two
     # cards of a stack taken as one): the one with the plainest rim is the card on top
     cands = [o for o in cands if o.rim >= RIM_PLAIN]
+    area = [cv2.contourArea(o.quad) for o in cands]
+    # a card-shaped ring far round a card (the grain of a light wood closed about it, its
+    # rim on plain cloth) is not a card: round a card-shaped quad well inside it, a card's
+    # face is its paper (a court card's margin round its picture), the ring's is cloth
+    cands = [k for j, k in enumerate(cands) if not any(
+        area[j] >= FRAME_RATIO * area[i] and _inside(o.quad, k.quad) > 0.95
+        and _paper_around(img, k.quad, o.quad) < HOLDER_PAPER for i, o in enumerate(cands))]
     # a card-shaped frame well inside a card (a court card's picture) is not a card
     area = [cv2.contourArea(o.quad) for o in cands]
     cands = [o for i, o in enumerate(cands) if not any(
