@@ -95,9 +95,9 @@ BLACK = 30.0  # a camera's black level and flare, a grey level per channel: face
 #: are not told apart by their brightness
 F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (about 85 degrees)
 SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
-ONE_FILL = 0.87  # a lone pip's region fills this much of its least rectangle: a die's face has
-#: corners (lone-pip faces read right on 120 dev frames: 0.883 or more), a disc does not (a
-#: light grain round a dark one on a speckled ground, read as a one: 0.80, 0.85)
+CORNERS_FILL = 0.87  # a face's region fills this much of its least rectangle: a die's face has
+#: corners, a disc fills 0.785 (a patch of a speckled ground between its grains, read as a two
+#: 0.96 sure: 0.80; faces read right with little edge round them on 120 dev frames: 0.907+)
 GROUND_RING = 3.0  # the ground round a spot beyond a face is sampled this many radii out: clear
 #: of its blurred edge (at RING, 2, a light pip's glow turned a blue face's ground grey: hue off
 #: by 0.105, dev frame 23400008; at 2.5-4 radii it is the face's)
@@ -766,9 +766,6 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         _shape(spots[0], smooth)
         if spots[0].elong >= SQUEEZED:
             return None, 0.3, "the one spot is not round", face.center, face.angle, 0.0
-        if centred and _fill(face.hull) < ONE_FILL:
-            return None, 0.3, "a lone spot on a region with no corners (a grain?)", \
-                face.center, face.angle, 0.0
     if n == 2:  # a face's pips are seen alike (one paint, one slant): a spot squeezed more
         # than the other by MORE_SQUEEZED is a side face's pip beside a top face's (dev frame
         # 23401101: a one and its side face's pip read as a two 0.70) or two grains of a
@@ -1012,6 +1009,12 @@ def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
             label, conf, why = None, 0.3, "no die's edge round the face (a patch of the table)"
         elif conf < EDGE_SURE and edge < EDGE_ROUND:
             label, conf, why = None, 0.3, "little of a die's edge round the face and its layout not sure"
+        elif edge < EDGE_ROUND and fside == f.side and _fill(f.hull) < CORNERS_FILL:
+            # however sure: a patch of a speckled ground between its grains is round, a die's
+            # face has corners (a two 0.96 sure on a speckled ground where there is no die,
+            # its colour ending round 0.35 of its outline, filling 0.80 of its rectangle;
+            # dev frame 23401076)
+            label, conf, why = None, 0.3, "little of a die's edge round the face and no corners"
     if label is not None and _in_a_pattern(f, judged):
         label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
     if label == "1" and _a_part_of_a_face(f, judged):
