@@ -95,6 +95,15 @@ BLACK = 30.0  # a camera's black level and flare, a grey level per channel: face
 #: are not told apart by their brightness
 F_MIN = 0.55  # the shortest focal length taken, in the frame's longer sides (about 85 degrees)
 SIDE_SQUARER = 0.1  # a region's aspect (shorter over longer side) is measured this well
+CORNERS_FILL = 0.87  # a face's region fills this much of its least rectangle: a die's face has
+#: corners, a disc fills 0.785 (a patch of a speckled ground between its grains, read as a two
+#: 0.96 sure: 0.80; faces read right with little edge round them on 120 dev frames: 0.907+)
+GROUND_RING = 3.0  # the ground round a spot beyond a face is sampled this many radii out: clear
+#: of its blurred edge (at RING, 2, a light pip's glow turned a blue face's ground grey: hue off
+#: by 0.105, dev frame 23400008; at 2.5-4 radii it is the face's)
+EMPTY_CORNER_NEAR = 0.4  # a two's or a three's empty corners looked at this far round (spacings)
+EMPTY_CORNER_PIP = 0.7  # and a pip seen there when this far from the body to the pips' level
+#: (measured: right twos and threes of 270 dev frames 0.51 at most; a five read as a three, 1.04)
 
 
 @dataclass
@@ -377,6 +386,12 @@ def _wall_map(bgr: np.ndarray) -> np.ndarray:
     return (step > level).view(np.uint8)
 
 
+def _fill(hull: np.ndarray) -> float:
+    """How much of its least rectangle a region's hull fills (a square 1, a disc 0.785)."""
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    return float(cv2.contourArea(hull)) / max(rw * rh, 1e-9)
+
+
 def _face_shape(hull: np.ndarray, r: float, frame: int
                 ) -> tuple[tuple[float, float], float, float, bool] | None:
     """Centre, side, angle and squareness of a region that can be a die's face (compact,
@@ -453,6 +468,30 @@ def _grid_values(smooth: np.ndarray, centre: tuple[float, float], angle: float, 
     gy = centre[1] + s * (_GRID[:, 0] * sa + _GRID[:, 1] * ca)
     vals = _sample(smooth, gx[:, None] + _DISC[None, :, 0] * rr, gy[:, None] + _DISC[None, :, 1] * rr)
     return vals.mean(1, dtype=np.float64)
+
+
+def _empty_corner_pip(smooth: np.ndarray, centre: tuple[float, float], angle: float,
+                      s: float, r: float, body: float, span: float) -> float:
+    """How much like a pip (0: body, 1: the pips' level) the most pip-like spot is near either corner a two's or a three's layout leaves empty (the
+    corners where a four's and a five's pips are): within EMPTY_CORNER_NEAR spacings of the
+    grid point, not only on it. A face seen at a slant (a tilted camera) is foreshortened
+    along one way, and the square grid fitted to its diagonal pips misses its other corners
+    by a third of a spacing (a five read as a three 0.75 sure, two of its corner pips not
+    found as spots, dev frame 23400086)."""
+    a = math.radians(angle)
+    ca, sa = math.cos(a), math.sin(a)
+    k = np.linspace(-EMPTY_CORNER_NEAR, EMPTY_CORNER_NEAR, 5)
+    du, dv = (g.ravel() for g in np.meshgrid(k, k))
+    inside = du * du + dv * dv <= EMPTY_CORNER_NEAR ** 2
+    du, dv = du[inside], dv[inside]
+    rr = max(0.8, 0.45 * r)
+    u = np.concatenate([1.0 + du, -1.0 + du]) * s
+    v = np.concatenate([-1.0 + dv, 1.0 + dv]) * s
+    gx = centre[0] + u * ca - v * sa
+    gy = centre[1] + u * sa + v * ca
+    vals = _sample(smooth, gx[:, None] + _DISC[None, :, 0] * rr,
+                   gy[:, None] + _DISC[None, :, 1] * rr).mean(1, dtype=np.float64)
+    return float(np.max((vals - body) / span))
 
 
 def _occupancy(n: int, angle_turns: int = 0) -> np.ndarray:
@@ -727,6 +766,17 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         _shape(spots[0], smooth)
         if spots[0].elong >= SQUEEZED:
             return None, 0.3, "the one spot is not round", face.center, face.angle, 0.0
+    if n == 2:  # a face's pips are seen alike (one paint, one slant): a spot squeezed more
+        # than the other by MORE_SQUEEZED is a side face's pip beside a top face's (dev frame
+        # 23401101: a one and its side face's pip read as a two 0.70) or two grains of a
+        # speckled ground (23400014, a two 0.73 where there is no die); right twos of 80 dev
+        # frames: 1.18 times at most
+        for p in spots:
+            _shape(p, smooth)
+        el = sorted(p.elong for p in spots)
+        if el[1] >= SQUEEZED and el[1] >= MORE_SQUEEZED * el[0]:
+            return None, 0.3, "a two's pips not alike (a side face's pip?)", face.center, \
+                face.angle, 0.0
     centre, angle, s, res = _fit_grid(spots, n, face.angle, side)
     if res > 0.22:
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
@@ -769,6 +819,10 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
     err = errs[best]
     if best != n or err > MAX_GRID_ERR:
         return None, 0.3, f"{n} spots found but the face reads as {best} (off by {err:.2f})", \
+            centre, angle, s
+    if n in (2, 3) and _empty_corner_pip(smooth, centre, angle, s, min(r, 0.4 * s), body,
+                                         span) > EMPTY_CORNER_PIP:
+        return None, 0.3, f"a pip near a corner a {n} leaves empty (a four or a five?)", \
             centre, angle, s
     conf = 0.5 + 0.5 * min(1.0, (MAX_GRID_ERR - err) / MAX_GRID_ERR + 0.1 * (
         errs[second] - err))
@@ -955,6 +1009,12 @@ def _reading(f: _Face, judged: tuple) -> tuple[float, ObjectReading, _Face]:
             label, conf, why = None, 0.3, "no die's edge round the face (a patch of the table)"
         elif conf < EDGE_SURE and edge < EDGE_ROUND:
             label, conf, why = None, 0.3, "little of a die's edge round the face and its layout not sure"
+        elif edge < EDGE_ROUND and fside == f.side and _fill(f.hull) < CORNERS_FILL:
+            # however sure: a patch of a speckled ground between its grains is round, a die's
+            # face has corners (a two 0.96 sure on a speckled ground where there is no die,
+            # its colour ending round 0.35 of its outline, filling 0.80 of its rectangle;
+            # dev frame 23401076)
+            label, conf, why = None, 0.3, "little of a die's edge round the face and no corners"
     if label is not None and _in_a_pattern(f, judged):
         label, conf, why = None, 0.3, "spots like its pips run on past the face (a pattern)"
     if label == "1" and _a_part_of_a_face(f, judged):
@@ -1303,12 +1363,12 @@ def _pips_beyond(rd: ObjectReading, f: _Face, kept: list[ObjectReading], view: _
     sel = np.nonzero((along > 0.5 * side) & (along < 1.5 * side) & (np.abs(across) < 0.5 * side)
                      & (xyr[:, 2] > 0.67 * r) & (xyr[:, 2] < 1.5 * r)
                      & (np.abs(xyr[:, 3] - xyr[:, 4]) > 0.5 * con))[0]
-    if len(sel) < SIDE_TOP_SPOTS:
+    if not len(sel):
         return False
-    ring = _sample(f.image, xyr[sel, None, 0] + _RING[None, ::2, 0] * RING * xyr[sel, None, 2],
-                   xyr[sel, None, 1] + _RING[None, ::2, 1] * RING * xyr[sel, None, 2])
+    ring = _sample(f.image, xyr[sel, None, 0] + _RING[None, :, 0] * GROUND_RING * xyr[sel, None, 2],
+                   xyr[sel, None, 1] + _RING[None, :, 1] * GROUND_RING * xyr[sel, None, 2])
     ground = np.median(ring.astype(np.float32), 1)
-    n = 0
+    n = lit = 0
     for k, g in zip(sel, ground, strict=True):
         if not _same_hue(g, np.array(f.colour)) or float(g.sum()) < sum(f.colour):
             continue  # not the face's hue, or darker: a top face faces the lamp over the table
@@ -1318,7 +1378,12 @@ def _pips_beyond(rd: ObjectReading, f: _Face, kept: list[ObjectReading], view: _
                for o in kept):
             continue  # a pip of another die read
         n += 1
-    return n >= SIDE_TOP_SPOTS
+        lit += float(g.sum()) + 3.0 >= LIT_OTHERWISE * (sum(f.colour) + 3.0)
+    # one spot is enough on ground lit otherwise (LIT_OTHERWISE brighter: the top face facing
+    # the lamp, the face read in shade; touching dice's tops are lit alike): a top face
+    # showing a one (dev frame 23400008: a dark blue die's side face read as a two 0.99, its
+    # top face, a one twice as bright, found only round its pip)
+    return n >= SIDE_TOP_SPOTS or lit > 0
 
 
 def _top_face_cut_by_frame(image: np.ndarray, rd: ObjectReading,
