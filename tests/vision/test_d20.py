@@ -378,6 +378,21 @@ def test_two_faces_of_a_die_as_far_from_the_nadir_are_not_read():
     assert res.right >= 1, res.summary()
 
 
+def test_a_face_found_too_large_is_still_of_its_die():
+    """Dev frame 23281258 (bench seed 20281121) with the calibrated table's nadir: the top
+    face (18) is found 1.61 times as large as the side face beside it (17, also 4n), their
+    centres 0.82 of the smaller's side apart. Of one die (`NEAR_SAME`), not two: the side
+    face is not read as a second die's top (it was: 4n where there is no die)."""
+    from vision.d20 import _choose, _faces
+
+    scene = _bench_scene(23281258)
+    faces, _ = _faces(scene.image)
+    res = KindResult("test")
+    score(res, scene.dice, _choose(scene.image, faces, _table_nadir(scene)), scene.hard,
+          23281258)
+    assert res.confident_errors == 0, res.errors
+
+
 @pytest.mark.parametrize("seed", [23261156, 23261164, 23261258])
 def test_the_nadir_is_told_from_three_dice_in_the_picture(seed):
     """Dev frames of three dice, no nadir given: each die's body reaches from its top face
