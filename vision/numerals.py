@@ -1264,7 +1264,8 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     at, the last of greys; the caller scales it); None where nothing is printed on it (a
     patch of cloth is no die to flag). The numeral is read at the finest level where the
     face is at most READ_PX across; the face's parallelogram (rect's corners, in order round
-    it) is mapped square first (a face foreshortened by a tilted camera)."""
+    it) is mapped square first (a face foreshortened by a tilted camera). A clipped body's
+    colour is told by its print's rim on `image`, the frame at full resolution (else bgr)."""
     level = len(greys) - 1
     pts = hull.reshape(-1, 2).astype(np.float64)
     # the face's window at its level (the colour is read there)
@@ -1380,10 +1381,11 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         c = body_colour(med, ink_bgr)
         # a clipped body's print's rim, on the frame's own pixels: the pyramid averages the
         # rim with the clipped body, as JPEG does
-        rim = (rim_colour(image if image is not None else bgr, (pts + 0.5) * 2 ** level - 0.5
-                          if image is not None else pts, side * (2 ** level if image is not None
-                                                                 else 1))
-               if (med >= CLIPPED).any() else None)
+        rim = None
+        if (med >= CLIPPED).any() and image is None:
+            rim = rim_colour(bgr, pts, side)
+        elif (med >= CLIPPED).any():
+            rim = rim_colour(image, (pts + 0.5) * 2 ** level - 0.5, side * 2 ** level)
         colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)), rim)
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
