@@ -75,10 +75,6 @@ MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
 BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
-BUSY_BLUR = 2.0  # px (at DETECT_SIDE): a textured frame's grey is also searched for edges blurred
-#                  this much (a light wood's fine grain broke the cards' rings or ran into them:
-#                  26 -> 17 of 101 dev `--elsewhere` wood-table cards not found; 1.5: 23, 2.5:
-#                  20, 3.5: 25)
 EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
@@ -752,12 +748,8 @@ def find_cards(img: np.ndarray) -> list[Outline]:
         # the cards' edges, stronger than the texture's, are also looked for alone
         strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
         strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        # and on the grey blurred: a fine grain fades, a card's edge (a step) stays
-        soft = cv2.Canny(cv2.GaussianBlur(grey8, (0, 0), BUSY_BLUR), 8, 24, L2gradient=True)
-        soft = cv2.morphologyEx(soft, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        contours = (list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
-                                                           cv2.CHAIN_APPROX_NONE)[0])
-                    + list(cv2.findContours(soft, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]))
+        contours = list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
+                                                          cv2.CHAIN_APPROX_NONE)[0])
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6

@@ -204,14 +204,6 @@ def test_a_card_inside_a_ring_of_wood_grain_closed_round_it_is_found():
     _assert_outline_found(_wood_scene(23361150), "9C")
 
 
-def test_a_court_card_on_a_fine_wood_grain_is_found():
-    """A lone queen on a light wood with a fine, strong grain: the grain's edges (Canny, at
-    the detection scale) broke the card's ring or ran into it, at the weak and the strong
-    thresholds alike, and the card was not found. On the grey blurred 2 px (the grain fades,
-    the card's edge stays) its ring closes: found, within 2%."""
-    _assert_outline_found(_wood_scene(23361145), "QD")
-
-
 @pytest.mark.parametrize(("frame", "label"), [
     (5_000_010, "MAGES-2-NIGHT-01"), (5_000_010, "KIN-6-DAY-01"), (5_000_011, "COMMONS-7-NIGHT-01"),
     (5_000_011, "WORLD-4-DAY-02"), (5_000_011, "KIN-6-NIGHT-02")])
