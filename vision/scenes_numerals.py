@@ -63,11 +63,13 @@ VEIL_SHARE = 0.5
 #: is 20-35 grey levels deep, as deep as a felt's or a cloth's texture (the judge's misses)
 FADED_SHARE = 0.3
 FADE = (0.3, 0.6)
-#: the share of development frames taken under a lamp too bright for the exposure
+#: the share of hard development frames taken under a lamp too bright for the exposure
 #: (`_overexposed`: the light GAIN times what the exposure was set for, the sensor clipped):
 #: a white die's body, and the turquoise's too at four times and more, is (255, 255, 255),
-#: its colour left in its darker parts only (the print's blurred rim, the rounded edges)
-OVEREXPOSED_SHARE = 0.12
+#: its colour left in its darker parts only (the print's blurred rim, the rounded edges).
+#: A hard frame's light, as the veil: a frame in ordinary light (hard=False: a calibration
+#: capture) is never overexposed. 0.4 of the hard three tenths: 12% of all frames
+OVEREXPOSED_SHARE = 0.4
 GAIN = (1.5, 5.0)
 HELD_OUT_INKS = ((0.35, 0.12, 0.05), (0.05, 0.05, 0.4), (0.1, 0.25, 0.1))  # BGR 0..1
 
@@ -225,7 +227,7 @@ def make_numeral_scene(seed: int, held_out: bool = False, hard: bool | None = No
     if not held_out and scene.hard and veil.random() < VEIL_SHARE:
         scene = _veiled(scene, veil)
     bright = np.random.default_rng([seed, 7])  # drawn apart too
-    if not held_out and bright.random() < OVEREXPOSED_SHARE:
+    if not held_out and scene.hard and bright.random() < OVEREXPOSED_SHARE:
         scene = _overexposed(scene, bright)
     return scene
 
