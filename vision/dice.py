@@ -28,6 +28,20 @@ ON_FELT_SHARE = 0.85  # of a face's area inside the felt: a die at the edge is s
 MIN_THICKNESS = 0.6  # of a face's side: a thinner object on the felt is not a die
 LEVEL_CELLS = 24  # the felt's local brightness is measured on a grid this many cells wide
 BRIGHTER, BRIGHTER_PLUS = 1.6, 15.0  # brighter than this times the local felt, plus this: not felt
+#: robust z-score (median / MAD of the felt's brightness relative to the felt round it, on
+#: the frame shrunk DETECT_SCALE times) above which a pixel is brighter than the felt's own
+#: texture and noise allow: part of an object, whatever its colour. On a neutral felt a pale
+#: sticker shares the felt's chromaticity and stands out only by brightness; shrunk, its ink
+#: mixes with it to 1.2-1.6 times the felt, under BRIGHTER. Measured on the captures of dev
+#: tables 0, 3, 6, 16 and 29 of the wide world: the felt's spread 0.03-0.045 (grey felt),
+#: 0.04-0.09 (black, dim); its 99.9th percentile 1.09-1.10 on grey felt
+BRIGHT_Z = 6.0
+#: of a face's side: an object the felt's colour alone finds this thick (holes filled) is
+#: whole, and what only brightness finds does not join it (see _objects). The strokes of a
+#: dark die's sticker on grey felt (dev table 29's captures, searched with the 24 px guess
+#: of calibration) are at most 0.64 of that guess thick (1.9 small px from their middle to
+#: their edge); a coloured die, top and sides, 1 or more
+WHOLE_THICKNESS = 0.8
 
 
 @dataclass
@@ -190,6 +204,21 @@ def felt_mask(img: np.ndarray, felt: FeltModel, felt_level: float | np.ndarray |
     return like & (inten > felt.dark_fraction * felt_level) & ~bright, felt_level
 
 
+def above_felt_noise(img: np.ndarray, fm: np.ndarray, level: float | np.ndarray) -> np.ndarray:
+    """Pixels brighter than the felt round them by more than the felt's own spread allows
+    (BRIGHT_Z robust z-scores of the felt pixels' brightness relative to that level; `fm`:
+    the felt mask, `level`: the felt's brightness, see felt_mask)."""
+    f = img.astype(np.float32)
+    rel = (cv2.transform(f, np.full((1, 3), 1 / 3, np.float32)) + np.float32(1.0)) / np.asarray(
+        level, np.float32)
+    v = rel[::2, ::2][fm[::2, ::2]]  # every fourth pixel measures the spread well enough
+    if v.size < 100:
+        return np.zeros(fm.shape, bool)
+    med = float(np.median(v))
+    mad = 1.4826 * float(np.median(np.abs(v - med)))
+    return rel > med + BRIGHT_Z * mad
+
+
 @dataclass
 class Blob:
     """A non-felt region inside the felt, at full resolution."""
@@ -291,10 +320,9 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     cv2.fillConvexPoly(hull_mask, hull, 1)
     inner = cv2.erode(hull_mask, np.ones((3, 3), np.uint8))
-    obj = ((fm8 == 0) & (hull_mask > 0)).astype(np.uint8)
-    obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
     min_area = 0.3 * (side_px / s) ** 2
+    obj, n, labels, stats = _objects(fm8, above_felt_noise(small, fm, level), hull_mask,
+                                     side_px / s)
     # how deep inside itself (holes filled: a light sticker on a neutral felt passes for
     # felt) each object pixel lies: a sliver (the felt's blended edge, a crease) is never as
     # thick as a die
@@ -347,6 +375,35 @@ def find_blobs(img: np.ndarray, felt: FeltModel, side_px: float,
                 m, edge = on, False
         blobs.append(Blob(m, (x0, y0), float(m.sum()), edge))
     return blobs + rim_blobs(img, small, hull_mask, side_px, skip), hull_mask, level
+
+
+def _objects(fm8: np.ndarray, bright: np.ndarray, hull_mask: np.ndarray, side: float
+             ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The objects on the felt (small scale, faces `side` px): their mask and its components.
+
+    An object is what is not felt-coloured, or brighter than the felt's spread allows
+    (`bright`, see above_felt_noise: a dark die on a neutral felt shows only its sticker).
+    The pixels only the brightness finds join no object the colour finds whole (as thick as
+    a die, WHOLE_THICKNESS; holes filled): a dark die's sticker touching a coloured die is
+    its own object, not a part of that die's blob, whose size then is no longer a whole
+    number of faces (a column of touching dice was cut into faces out of place and misread).
+    """
+    inside = hull_mask > 0
+    opening = np.ones((2, 2), np.uint8)
+    coloured = cv2.morphologyEx(((fm8 == 0) & inside).astype(np.uint8), cv2.MORPH_OPEN, opening)
+    filled = _filled(coloured)
+    n, labels = cv2.connectedComponents(filled, connectivity=8)
+    depth = np.zeros(n, np.float32)
+    on = labels > 0
+    np.maximum.at(depth, labels[on], cv2.distanceTransform(filled, cv2.DIST_L2, 3)[on])
+    whole = (depth >= WHOLE_THICKNESS * side / 2)[labels] & on
+    rest = (coloured > 0) | (bright & inside)
+    rest &= cv2.dilate(whole.astype(np.uint8), np.ones((3, 3), np.uint8)) == 0
+    rest = cv2.morphologyEx(rest.astype(np.uint8), cv2.MORPH_OPEN, opening)
+    obj = (whole | (rest > 0)).astype(np.uint8)
+    # no pixel of the rest is next to a whole object, even diagonally: they stay apart
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
+    return obj, n, labels, stats
 
 
 RIM_GAP = 3  # small-scale px next to the felt's hull left out (its blended edge)
