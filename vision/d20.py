@@ -717,6 +717,14 @@ def _top_beyond(image: np.ndarray, rd: ObjectReading, mid: np.ndarray) -> float:
     return reach
 
 
+NEAR_SAME = 0.85  # of the smaller face's side: two faces found nearer are of one die (dev
+#                   23281258: the top face 18 found 1.61 times as large as the side face 17
+#                   beside it, 0.82 of the smaller's side apart, both read: two readings on
+#                   one die). Adjacent faces' centres lie 0.54 of a side apart. On the dev
+#                   dice of seeds 20261121 / 20281121 with the table's nadir: 1.0 read
+#                   128 / 123 of 300, 0.85 131 / 127 (main 133 / 129, 1 confident error)
+
+
 def _same_die(a: ObjectReading, b: ObjectReading) -> bool:
     """Whether two faces found can be of one die: within one and a half sides of each other,
     alike in size; or, whatever their sizes, within NEAR_SAME of the smaller's side (a face
@@ -725,14 +733,6 @@ def _same_die(a: ObjectReading, b: ObjectReading) -> bool:
     if d <= NEAR_SAME * min(a.size_px, b.size_px):
         return True
     return d <= 1.5 * max(a.size_px, b.size_px) and 1 / 1.6 < a.size_px / b.size_px < 1.6
-
-
-NEAR_SAME = 0.85  # of the smaller face's side: two faces found nearer are of one die (dev
-#                   23281258: the top face 18 found 1.61 times as large as the side face 17
-#                   beside it, 0.82 of the smaller's side apart, both read: two readings on
-#                   one die). Adjacent faces' centres lie 0.54 of a side apart. On the dev
-#                   dice of seeds 20261121 / 20281121 with the table's nadir: 1.0 read
-#                   128 / 123 of 300, 0.85 131 / 127 (main 133 / 129, 1 confident error)
 
 
 def _facing(corners) -> float:

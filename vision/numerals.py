@@ -792,6 +792,18 @@ def grow_face(bgr: np.ndarray, box: tuple[int, int, int, int], shape=_square_fac
     return None
 
 
+def _hull_window(img: np.ndarray, pts: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]:
+    """The window of img round a convex outline pts (px), the outline's mask in it (uint8,
+    1 inside) and the window's box (x0, y0, x1, y1; x1, y1 may lie past img's edge)."""
+    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
+    win = img[y0:y1, x0:x1]
+    mask = np.zeros(win.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(pts - (x0, y0)).astype(np.int32), 1)
+    return win, mask, (int(x0), int(y0), int(x1), int(y1))
+
+
 def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float
                ) -> tuple[np.ndarray, np.ndarray] | None:
     """The chromaticity of a face's body (its outline pts, side px, in bgr's pixels) told
@@ -802,13 +814,9 @@ def rim_colour(bgr: np.ndarray, pts: np.ndarray, side: float
     face (never the surround's), at least RIM_STEP of the way from the print's grey to the
     top; None where the print itself is clipped or fewer than RIM_MIN_PX such pixels. Returns
     (the rim's chromaticity, the print's)."""
-    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
-    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
-    win = bgr[y0:y1, x0:x1]
+    win, hmask, _ = _hull_window(bgr, pts)
     if win.size == 0:
         return None
-    hmask = np.zeros(win.shape[:2], np.uint8)
-    cv2.fillConvexPoly(hmask, np.round(pts - (x0, y0)).astype(np.int32), 1)
     r = max(2, int(round(RIM_INSIDE * side)))
     inner = cv2.erode(hmask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
     px = win[inner > 0].astype(np.float64)
@@ -1269,11 +1277,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
     level = len(greys) - 1
     pts = hull.reshape(-1, 2).astype(np.float64)
     # the face's window at its level (the colour is read there)
-    x0, y0 = np.maximum(np.floor(pts.min(0)).astype(int), 0)
-    x1, y1 = np.ceil(pts.max(0)).astype(int) + 1
-    grey = greys[level][y0:y1, x0:x1]
-    hmask = np.zeros(grey.shape, np.uint8)
-    cv2.fillConvexPoly(hmask, np.round(pts - (x0, y0)).astype(np.int32), 1)
+    grey, hmask, (x0, y0, x1, y1) = _hull_window(greys[level], pts)
     fine = level
     while fine > 0 and side * 2 ** (level - fine + 1) * 0.84 <= READ_PX:
         fine -= 1
@@ -1382,10 +1386,9 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         # a clipped body's print's rim, on the frame's own pixels: the pyramid averages the
         # rim with the clipped body, as JPEG does
         rim = None
-        if (med >= CLIPPED).any() and image is None:
-            rim = rim_colour(bgr, pts, side)
-        elif (med >= CLIPPED).any():
-            rim = rim_colour(image, (pts + 0.5) * 2 ** level - 0.5, side * 2 ** level)
+        if (med >= CLIPPED).any():
+            rim = (rim_colour(bgr, pts, side) if image is None else
+                   rim_colour(image, (pts + 0.5) * 2 ** level - 0.5, side * 2 ** level))
         colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)), rim)
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
