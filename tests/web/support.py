@@ -1,11 +1,13 @@
 """What the dashboard's tests share besides fixtures: a table opened with players, the
 accounts' passwords, and a client that drives the first-run wizard and logs in (`Auth`).
-Imported as `tests.web.support` (the fixtures are in this folder's conftest)."""
+Imported as `tests.web.support` (the fixtures are in this folder's conftest); and
+`serve_app`, the browser tests' server."""
 
 from __future__ import annotations
 
 import itertools
 import re
+import threading
 from pathlib import Path
 
 from controller.games.base import Command
@@ -84,3 +86,45 @@ class Auth:
     def command(self, kind, id=None, **args):
         return self.client.post("/api/command", json={"id": id or fresh_id(), "kind": kind, **args},
                                 headers={"X-CSRF-Token": self.token})
+
+
+class ClosedWhenDropped:
+    """A response body that is closed once, when the server closes it or lets go of it.
+
+    werkzeug's development server (3.1, `run_wsgi`'s `execute`) drains what is left of the
+    request before it closes the body; when the client resets the connection then (a
+    browser dropping a favicon request), the drain raises and the body's close() is skipped.
+    A static file's handle is then left to the garbage collector: a ResourceWarning, an error
+    under our `filterwarnings = ["error"]` (session 17's flake in the Rochi browser test).
+    The production server (web/server.py) closes every body itself."""
+
+    def __init__(self, body):
+        self.body = body
+        self.closed = False
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if hasattr(self.body, "close"):
+                self.body.close()
+
+    __del__ = close
+
+
+def serve_app(app, data_dir, dirs: dict | None = None):
+    """Serve `app` on a free port (werkzeug, threaded): its address and the function that
+    stops it; `dirs` (if given) learns the app's data folder (its setup code) by address."""
+    from werkzeug.serving import make_server
+
+    def closing(environ, start_response):
+        return ClosedWhenDropped(app(environ, start_response))
+
+    httpd = make_server("127.0.0.1", 0, closing, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_port}"
+    if dirs is not None:
+        dirs[url] = data_dir
+    return url, httpd.shutdown

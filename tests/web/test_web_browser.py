@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from pathlib import Path
 
 import playwright.sync_api as playwright_api
 import pytest
 
+from tests.web import support
 from tests.web.support import PASSWORD, VIEWER_PASSWORD, open_table, setup_code
 
 CHROMIUM = os.environ.get("FELTBANK_CHROMIUM", "/usr/bin/chromium")
@@ -66,15 +66,9 @@ DATA_DIRS: dict = {}
 
 
 def serve_app(app, data_dir):
-    """Serve `app` on a free port (werkzeug, threaded), its setup code in `data_dir`: its
-    address and the function that stops it."""
-    from werkzeug.serving import make_server
-
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_port}"
-    DATA_DIRS[url] = data_dir
-    return url, httpd.shutdown
+    """Serve `app` on a free port (tests.web.support.serve_app), its setup code in
+    `data_dir`: its address and the function that stops it."""
+    return support.serve_app(app, data_dir, DATA_DIRS)
 
 
 @pytest.fixture
@@ -351,8 +345,6 @@ class CornerCalibrator:
 
 
 def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
-    from werkzeug.serving import make_server
-
     from web import Services, create_app
     from web.camera import StillCamera
 
@@ -360,10 +352,7 @@ def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
     cal = CornerCalibrator()
     app = create_app({"DATA_DIR": tmp_path / "web", "CONFIG_PATH": tmp_path / "feltbank.toml"},
                      Services(table=table, camera=StillCamera(frame_jpeg()), calibrator=cal))
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_port}"
-    DATA_DIRS[url] = tmp_path / "web"
+    url, stop = serve_app(app, tmp_path / "web")
     try:
         page = new_page(browser, PORTRAIT)
         setup_banker(page, url)
@@ -385,7 +374,7 @@ def test_tapping_the_felts_corners_on_the_picture(browser, tmp_path):
             assert abs(x - fx * 640) < 3 and abs(y - fy * 480) < 3
         assert "[[" in page.text_content("#corners-now")
     finally:
-        httpd.shutdown()
+        stop()
         table.journal.close()
 
 
