@@ -521,10 +521,11 @@ def _empty_corner_pip(smooth: np.ndarray, centre: tuple[float, float], angle: fl
                       s: float, r: float, body: float, span: float) -> float:
     """How much like a pip (0: body, 1: the pips' level) the most pip-like spot is near
     either corner a two's or a three's layout leaves empty (the corners where a four's and a
-    five's pips are): within EMPTY_CORNER_NEAR spacings of the grid point, not only on it. A face seen at a slant (a tilted camera) is foreshortened
-    along one way, and the square grid fitted to its diagonal pips misses its other corners
-    by a third of a spacing (a five read as a three 0.75 sure, two of its corner pips not
-    found as spots, dev frame 23400086)."""
+    five's pips are): within EMPTY_CORNER_NEAR spacings of the grid point, not only on it.
+    A face seen at a slant (a tilted camera) is foreshortened along one way, and the square
+    grid fitted to its diagonal pips misses its other corners by a third of a spacing (a
+    five read as a three 0.75 sure, two of its corner pips not found as spots, dev frame
+    23400086)."""
     a = math.radians(angle)
     ca, sa = math.cos(a), math.sin(a)
     k = np.linspace(-EMPTY_CORNER_NEAR, EMPTY_CORNER_NEAR, 5)
