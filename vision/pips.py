@@ -214,8 +214,7 @@ def _candidates(grey: np.ndarray) -> tuple[list[_Pip], np.ndarray]:
         if not any(_same_spot(p, q, smooth) for q in near):
             kept.append(p)
             grid.setdefault((gx, gy), []).append(p)
-    for p in kept:
-        _refine(p, smooth)
+    _refine(kept, smooth)
     # two candidates that settled on one spot are one
     out: list[_Pip] = []
     cell = max(1.0, 0.6 * max((p.r for p in kept), default=1.0))
@@ -243,20 +242,31 @@ def _same_spot(p: _Pip, q: _Pip, smooth: np.ndarray) -> bool:
     return abs(mid - q.centre) < 0.5 * abs(q.centre - q.body)
 
 
-def _refine(p: _Pip, smooth: np.ndarray) -> None:
-    """Centre a candidate on its spot (the centroid of pip-coloured pixels near it)."""
+def _refine(pips: list[_Pip], smooth: np.ndarray) -> None:
+    """Centre each candidate on its spot (the centroid of pip-coloured pixels near it),
+    the candidates of one radius at once."""
     h, w = smooth.shape
-    rad = int(math.ceil(2.2 * p.r))
-    x0, y0 = max(0, int(p.x) - rad), max(0, int(p.y) - rad)
-    x1, y1 = min(w, int(p.x) + rad + 1), min(h, int(p.y) + rad + 1)
-    win = smooth[y0:y1, x0:x1]
-    wgt = np.clip((win - p.body) / (p.centre - p.body) * 2 - 1, 0, 1)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    wgt *= ((xx - p.x) ** 2 + (yy - p.y) ** 2) <= rad * rad
-    tot = float(wgt.sum())
-    if tot > 0:
-        p.x, p.y = float((wgt * xx).sum() / tot), float((wgt * yy).sum() / tot)
-        p.r = max(p.r * 0.5, math.sqrt(tot / math.pi) * 1.15)
+    for r in {p.r for p in pips}:
+        group = [p for p in pips if p.r == r]
+        rad = int(math.ceil(2.2 * r))
+        dy, dx = np.mgrid[-rad:rad + 1, -rad:rad + 1].reshape(2, -1)
+        px = np.array([p.x for p in group])
+        py = np.array([p.y for p in group])
+        xx = px.astype(np.int64)[:, None] + dx  # (n, k): each candidate's window
+        yy = py.astype(np.int64)[:, None] + dy
+        inside = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
+        win = smooth[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)]
+        body = np.array([p.body for p in group], np.float32)[:, None]
+        span = np.array([p.centre - p.body for p in group], np.float32)[:, None]
+        wgt = np.clip((win - body) / span * 2 - 1, 0, 1)
+        wgt *= inside & (((xx - px[:, None]) ** 2 + (yy - py[:, None]) ** 2) <= rad * rad)
+        tot = wgt.sum(1)
+        cx = (wgt * xx).sum(1) / np.maximum(tot, 1e-12)
+        cy = (wgt * yy).sum(1) / np.maximum(tot, 1e-12)
+        for i, p in enumerate(group):
+            if tot[i] > 0:
+                p.x, p.y = float(cx[i]), float(cy[i])
+                p.r = max(p.r * 0.5, math.sqrt(float(tot[i]) / math.pi) * 1.15)
 
 
 def _shape(p: _Pip, smooth: np.ndarray) -> None:
@@ -336,23 +346,22 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
             sx, sy = int(round(rx[on[0]])), int(round(ry[on[0]]))
             if not (x0 <= sx < x1 and y0 <= sy < y1):
                 break
-        for tol in (tol0, tol0 * 0.6, tol0 * 0.36):  # tighter when the body runs into its surround
-            if tol < 4:
-                break
-            mask = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
-            if walled:
-                mask[1:-1, 1:-1] = walls()[y0:y1, x0:x1]
-            cv2.floodFill(win, mask, (sx - x0, sy - y0), 0, (tol,) * 3, (tol,) * 3,
-                          4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
-            m = (mask[1:-1, 1:-1] == 255).view(np.uint8)
-            # touching the window is a leak into the surround (at the frame's edge: a die cut
-            # by the frame, not read)
-            if m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any():
+        # tighter when the body runs into its surround
+        tols = [t for t in (tol0, tol0 * 0.6, tol0 * 0.36) if t >= 4]
+        # the tightest range first: its region lies inside every looser range's, so when it
+        # leaks they all do (most fills of a textured ground leak: one fill, not three)
+        wall = walls()[y0:y1, x0:x1] if walled else None
+        tightest = _flood(win, wall, (sx - x0, sy - y0), tols[-1]) if len(tols) > 1 else None
+        if tightest is not None and tightest[1]:
+            m = tightest[0]
+            continue
+        for tol in tols:
+            m, leak = tightest if tightest is not None and tol == tols[-1] else _flood(
+                win, wall, (sx - x0, sy - y0), tol)
+            if leak:
                 continue
             leaked = False
-            if walled:  # the fill stops a pixel short of the wall: the wall's inner half is
-                m = cv2.dilate(m, np.ones((3, 3), np.uint8))  # the face's too
-            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            m = _closed(m, walled)
             cs, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             if not cs:
                 continue
@@ -360,6 +369,12 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
             hull = cv2.convexHull((c.reshape(-1, 2) + [x0, y0]).astype(np.float32))
             shape = _face_shape(hull, pip.r, min(h, w))
             if shape is None:
+                if _too_small(hull, pip.r):  # a tighter range grows a part of this region,
+                    # smaller still (most fills on a patterned cloth end here); what is marked
+                    # visited is the tightest range's region, as when every range was tried
+                    if tightest is not None and tol != tols[-1]:
+                        m = _closed(tightest[0], walled)
+                    break
                 continue
             body = float(np.median(smooth[y0:y1, x0:x1][m > 0]))
             found = hull, body, shape, tuple(float(v) for v in np.median(win[m > 0], 0))
@@ -370,6 +385,30 @@ def _grow_face(bgr: np.ndarray, smooth: np.ndarray, pip: _Pip, visited: np.ndarr
             return oblong
     visited[y0:y1, x0:x1] |= m > 0
     return None
+
+
+def _closed(m: np.ndarray, walled: bool) -> np.ndarray:
+    """A fill's region (uint8 0/1) closed by a pixel; a walled fill first grown by a pixel
+    (it stops a pixel short of the wall: the wall's inner half is the face's too)."""
+    if walled:
+        m = cv2.dilate(m, np.ones((3, 3), np.uint8))
+    return cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+
+
+def _flood(win: np.ndarray, wall: np.ndarray | None, seed: tuple[int, int], tol: float
+           ) -> tuple[np.ndarray, bool]:
+    """The region of `win` (BGR) filled from `seed` within a fixed range of `tol` per
+    channel, walled in by `wall` (uint8 0/1) when given: (its mask, uint8 0/1; whether it
+    touches the window, a leak into the surround, or at the frame's edge a die cut by the
+    frame, not read)."""
+    h, w = win.shape[:2]
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    if wall is not None:
+        mask[1:-1, 1:-1] = wall
+    cv2.floodFill(win, mask, seed, 0, (tol,) * 3, (tol,) * 3,
+                  4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8))
+    m = (mask[1:-1, 1:-1] == 255).view(np.uint8)
+    return m, bool(m[:, 0].any() or m[:, -1].any() or m[0].any() or m[-1].any())
 
 
 def _wall_map(bgr: np.ndarray) -> np.ndarray:
@@ -390,6 +429,14 @@ def _fill(hull: np.ndarray) -> float:
     """How much of its least rectangle a region's hull fills (a square 1, a disc 0.785)."""
     (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
     return float(cv2.contourArea(hull)) / max(rw * rh, 1e-9)
+
+
+def _too_small(hull: np.ndarray, r: float) -> bool:
+    """Whether a region is too small for a face of pips of radius r (`_face_shape`'s pip
+    radius over 0.22 of the side, square or oblong), it and every region inside it: the
+    least rectangle of a part has no more area than the whole's."""
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+    return rw * rh < (r / 0.22) ** 2
 
 
 def _face_shape(hull: np.ndarray, r: float, frame: int
@@ -474,10 +521,11 @@ def _empty_corner_pip(smooth: np.ndarray, centre: tuple[float, float], angle: fl
                       s: float, r: float, body: float, span: float) -> float:
     """How much like a pip (0: body, 1: the pips' level) the most pip-like spot is near
     either corner a two's or a three's layout leaves empty (the corners where a four's and a
-    five's pips are): within EMPTY_CORNER_NEAR spacings of the grid point, not only on it. A face seen at a slant (a tilted camera) is foreshortened
-    along one way, and the square grid fitted to its diagonal pips misses its other corners
-    by a third of a spacing (a five read as a three 0.75 sure, two of its corner pips not
-    found as spots, dev frame 23400086)."""
+    five's pips are): within EMPTY_CORNER_NEAR spacings of the grid point, not only on it.
+    A face seen at a slant (a tilted camera) is foreshortened along one way, and the square
+    grid fitted to its diagonal pips misses its other corners by a third of a spacing (a
+    five read as a three 0.75 sure, two of its corner pips not found as spots, dev frame
+    23400086)."""
     a = math.radians(angle)
     ca, sa = math.cos(a), math.sin(a)
     k = np.linspace(-EMPTY_CORNER_NEAR, EMPTY_CORNER_NEAR, 5)
@@ -842,12 +890,12 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         return wall_map[0]
 
     reach = 0.6 * max((p.r for p in pips), default=0.0)  # a spot this near a face is on it
-    boxes: list[tuple[float, float, float, float]] = []  # the faces' bounding boxes, + reach
+    boxes = np.empty((len(pips), 4))  # the faces' bounding boxes, + reach (x0, y0, x1, y1)
     for p in pips:
         pt = (p.x, p.y)
-        if any(x0 <= p.x <= x1 and y0 <= p.y <= y1 and
-               cv2.pointPolygonTest(f.hull, pt, True) > -0.6 * p.r
-               for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True)):
+        b = boxes[:len(faces)]
+        if any(cv2.pointPolygonTest(faces[i].hull, pt, True) > -0.6 * p.r for i in np.nonzero(
+                (b[:, 0] <= p.x) & (p.x <= b[:, 2]) & (b[:, 1] <= p.y) & (p.y <= b[:, 3]))[0]):
             continue
         grown = _grow_face(bgr, smooth, p, visited, walls)
         if grown is None:
@@ -857,12 +905,12 @@ def _faces_at_level(bgr: np.ndarray, grey: np.ndarray, level: int) -> tuple[list
         faces.append(_Face(level, centre, side, ang, hull, body, p.light, [], square, colour,
                            min(rw, rh) / max(rw, rh, 1e-6)))
         lo, hi = hull.reshape(-1, 2).min(0) - reach, hull.reshape(-1, 2).max(0) + reach
-        boxes.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+        boxes[len(faces) - 1] = (lo[0], lo[1], hi[0], hi[1])
     spots = {light: np.array([[p.x, p.y, p.r, p.centre, p.body] for p in pips
                               if p.light == light]).reshape(-1, 5)
              for light in (False, True)}
     of = {light: [p for p in pips if p.light == light] for light in (False, True)}
-    for f, (x0, y0, x1, y1) in zip(faces, boxes, strict=True):
+    for f, (x0, y0, x1, y1) in zip(faces, boxes[:len(faces)].tolist(), strict=True):
         xyr = spots[f.light]
         inbox = np.nonzero((xyr[:, 0] >= x0) & (xyr[:, 0] <= x1) & (xyr[:, 1] >= y0)
                            & (xyr[:, 1] <= y1))[0]
@@ -1105,19 +1153,7 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
         for rd in kept]
     kept = [rd for rd, p in zip(kept, pip, strict=True) if not p]
     kept_faces = [c for c, p in zip(kept_faces, pip, strict=True) if not p]
-    for rd in kept:  # dice of one set: a face a pip's size beside read dice is a pip, one
-        # more than twice their size is not a die of the set (a cloth's cell with spots in it)
-        near = [o.size_px for o in kept if o is not rd and o.label is not None
-                and math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1])
-                < 4 * max(o.size_px, rd.size_px)]
-        if rd.label is None or not near:
-            continue
-        if rd.size_px < PIP_OF_FACE * float(np.median(near)):
-            rd.label, rd.confidence = None, 0.3
-            rd.why = "a pip's size beside the dice near it (a pip of a die not found?)"
-        elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
-            rd.label, rd.confidence = None, 0.3
-            rd.why = "more than twice the size of the dice near it"
+    _not_of_the_set(kept)
     view = _View(image.shape[1], image.shape[0], nadir)
     side = _side_faces(kept, view, kept_faces)
     for rd, face in zip(kept, kept_faces, strict=True):
@@ -1130,6 +1166,40 @@ def read_pips(image: np.ndarray, nadir: Nadir | None = None) -> list[ObjectReadi
             rd.label, rd.confidence = None, 0.3
             rd.why = "pips beyond its edge away from the nadir (a side face, its top face not found?)"
     return [rd for i, rd in enumerate(kept) if i not in side]
+
+
+def _not_of_the_set(kept: list[ObjectReading]) -> None:
+    """Dice of one set: a read face a pip's size beside the read dice near it (within four
+    of their sides) is a pip of a die not found, one more than twice their size is not a
+    die of the set (a cloth's cell with spots in it); both are abstained on. Each face is
+    measured against the readings as they came, not as this leaves them (of a die and a
+    grain a fifth of its size beside it, the die set aside first left the grain with no
+    read die near it, read as a one 0.55-0.57: dev frames 23401068, 23401073). A face near
+    it that is itself so far off the size of the frame's other read faces (those two set
+    aside) is not counted: the frame's other dice say which of the two is not of the set;
+    with none, neither is read. No size is assumed, only a relative one."""
+    read = [rd for rd in kept if rd.label is not None]
+
+    def off(o: ObjectReading, rd: ObjectReading) -> bool:
+        others = [q.size_px for q in read if q is not o and q is not rd]
+        if not others:
+            return False
+        m = float(np.median(others))
+        return o.size_px < PIP_OF_FACE * m or o.size_px * PIP_OF_FACE > m
+
+    verdicts = []
+    for rd in read:
+        near = [o.size_px for o in read if o is not rd
+                and math.hypot(o.center[0] - rd.center[0], o.center[1] - rd.center[1])
+                < 4 * max(o.size_px, rd.size_px) and not off(o, rd)]
+        if not near:
+            continue
+        if rd.size_px < PIP_OF_FACE * float(np.median(near)):
+            verdicts.append((rd, "a pip's size beside the dice near it (a pip of a die not found?)"))
+        elif rd.size_px * PIP_OF_FACE > float(np.median(near)):
+            verdicts.append((rd, "more than twice the size of the dice near it"))
+    for rd, why in verdicts:
+        rd.label, rd.confidence, rd.why = None, 0.3, why
 
 
 def _alike(a: ObjectReading, b: ObjectReading) -> bool:
