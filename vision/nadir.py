@@ -19,7 +19,10 @@ short ones near its nadir, and they count for little.
 
 A table calibrated by its corner markers knows its nadir without any die (`from_homography`):
 the markers' homography fixes the camera's focal length and its tilt, and so the vertical's
-vanishing point.
+vanishing point. A photograph with no markers may show the table's own straight lines (a
+cloth's checks, a sheet's edges): two families of them at right angles on the table give
+two vanishing points, and the cameras under which their directions are perpendicular give
+the vertical (`table_lines`, `from_table_lines`).
 """
 
 from __future__ import annotations
@@ -447,7 +450,7 @@ def table_lines(grey: np.ndarray) -> list[np.ndarray]:
     `cv2.createLineSegmentDetector`'s, LINE_MIN of the frame's longer side and longer."""
     if grey.ndim != 2:
         raise ValueError("table_lines takes a grey image (H x W)")
-    segs = cv2_lsd(grey)
+    segs = _lsd(grey)
     if segs is None or not len(segs):
         return []
     segs = segs.reshape(-1, 4).astype(np.float64)
@@ -468,7 +471,7 @@ def table_lines(grey: np.ndarray) -> list[np.ndarray]:
     return fams
 
 
-def cv2_lsd(grey: np.ndarray) -> np.ndarray | None:
+def _lsd(grey: np.ndarray) -> np.ndarray | None:
     """Line segments (N, 1, 4) of a grey image (OpenCV's LSD)."""
     import cv2
 
