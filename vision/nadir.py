@@ -19,7 +19,10 @@ short ones near its nadir, and they count for little.
 
 A table calibrated by its corner markers knows its nadir without any die (`from_homography`):
 the markers' homography fixes the camera's focal length and its tilt, and so the vertical's
-vanishing point.
+vanishing point. A photograph with no markers may show the table's own straight lines (a
+cloth's checks, a sheet's edges): two families of them at right angles on the table give
+two vanishing points, and the cameras under which their directions are perpendicular give
+the vertical (`table_lines`, `from_table_lines`).
 """
 
 from __future__ import annotations
@@ -419,3 +422,182 @@ def _equations(seen: np.ndarray, table: np.ndarray, centre: np.ndarray, scale: f
     return np.array([a[0] * b[0] + a[1] * b[1], a[2] * b[2],
                      a[0] ** 2 + a[1] ** 2 - b[0] ** 2 - b[1] ** 2, a[2] ** 2 - b[2] ** 2,
                      horizon[0] / horizon[2], horizon[1] / horizon[2]])
+
+
+#: the nadir from the table's own straight lines (a photograph with no markers)
+LINE_MIN = 0.025  # a table line's segment is this share of the frame's longer side and
+#                   longer (a check's edge; LSD parts a check's line where its shades swap)
+LINE_NOISE = 1.0  # px: how far off a segment's ends are found; a segment passes through a
+#                   vanishing point when its direction misses it by at most atan(2 of these
+#                   over its length), and at least LINE_ANGLE
+LINE_ANGLE = math.radians(0.3)
+FAMILY_LINES = 8  # least segments of one family (two lines always meet)
+FAMILY_TRIES = 400  # pairs of segments tried for a family's vanishing point
+FAMILY_APART = math.radians(20.0)  # two families' directions at the frame's middle differ so
+ORTHO_TOL = math.radians(2.0)  # a camera is allowed while the two families' directions in
+#                                space are perpendicular within this (the focal length and
+#                                principal point grids' steps, the vanishing points' error)
+F_STEPS = 160  # focal lengths tried across F_RANGE
+RESAMPLES = 12  # each family's lines resampled (bootstrap): the vanishing points' error
+LINES_PP_STEPS = 7  # principal points tried across their box, each way
+MAX_LINES_TILT = 45.0  # degrees: a camera allowed by the lines is tipped no further
+
+
+def table_lines(grey: np.ndarray) -> list[np.ndarray]:
+    """Two families of the table's straight lines (cloth checks, ruled paper, a sheet's or a
+    plank's edges), each converging to its vanishing point: a list of (N, 4) arrays of
+    segments (x0, y0, x1, y1), px; none, one or two families. Segments are the
+    `cv2.createLineSegmentDetector`'s, LINE_MIN of the frame's longer side and longer."""
+    if grey.ndim != 2:
+        raise ValueError("table_lines takes a grey image (H x W)")
+    segs = _lsd(grey)
+    if segs is None or not len(segs):
+        return []
+    segs = segs.reshape(-1, 4).astype(np.float64)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    segs = segs[length >= LINE_MIN * max(grey.shape)]
+    fams: list[np.ndarray] = []
+    for _ in range(2):
+        fam = _family(segs)
+        if fam is None:
+            break
+        fams.append(segs[fam])
+        segs = segs[~fam]
+    if len(fams) == 2:
+        mid = np.array([grey.shape[1] / 2, grey.shape[0] / 2])
+        d = [_toward_vp(_vanishing(f), mid) for f in fams]
+        if abs(float(d[0] @ d[1])) > math.cos(FAMILY_APART):
+            fams = fams[:1]
+    return fams
+
+
+def _lsd(grey: np.ndarray) -> np.ndarray | None:
+    """Line segments (N, 1, 4) of a grey image (OpenCV's LSD)."""
+    import cv2
+
+    return cv2.createLineSegmentDetector().detect(grey)[0]
+
+
+def _seg_lines(segs: np.ndarray) -> np.ndarray:
+    """Homogeneous lines (N, 3) through segments, scaled so (a, b) is a unit normal."""
+    p0 = np.c_[segs[:, :2], np.ones(len(segs))]
+    p1 = np.c_[segs[:, 2:], np.ones(len(segs))]
+    ln = np.cross(p0, p1)
+    return ln / np.hypot(ln[:, 0], ln[:, 1])[:, None]
+
+
+def _misses(segs: np.ndarray, vp: np.ndarray) -> np.ndarray:
+    """Each segment's direction's angle (radians) from the line from its middle to the
+    homogeneous point vp (a point at infinity: its direction)."""
+    mid = (segs[:, :2] + segs[:, 2:]) / 2
+    d = segs[:, 2:] - segs[:, :2]
+    d /= np.hypot(d[:, 0], d[:, 1])[:, None]
+    to = vp[:2][None, :] - mid * vp[2]
+    n = np.hypot(to[:, 0], to[:, 1])
+    to = to / np.maximum(n, 1e-12)[:, None]
+    return np.arccos(np.clip(np.abs((d * to).sum(1)), 0, 1))
+
+
+def _family(segs: np.ndarray) -> np.ndarray | None:
+    """The largest set of segments through one vanishing point (a mask), FAMILY_LINES and
+    more: the meeting points of FAMILY_TRIES pairs of segments (drawn by length) tried."""
+    if len(segs) < FAMILY_LINES:
+        return None
+    lines = _seg_lines(segs)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    tol = np.maximum(np.arctan2(2 * LINE_NOISE, length), LINE_ANGLE)
+    rng = np.random.default_rng(len(segs))  # the same segments, the same answer
+    pairs = rng.choice(len(segs), (FAMILY_TRIES, 2), p=length / length.sum())
+    best = None
+    for i, j in pairs:
+        vp = np.cross(lines[i], lines[j])
+        if i == j or not np.any(vp):
+            continue
+        ok = _misses(segs, vp / np.linalg.norm(vp)) <= tol
+        if best is None or ok.sum() > best.sum():
+            best = ok
+    if best is None or best.sum() < FAMILY_LINES:
+        return None
+    vp = _vanishing(segs[best])  # refit, take again the lines through it
+    ok = _misses(segs, vp) <= tol
+    return ok if ok.sum() >= FAMILY_LINES else None
+
+
+def _vanishing(segs: np.ndarray) -> np.ndarray:
+    """The homogeneous point (unit 3-vector) the segments' lines pass nearest, weighed by
+    length (least squares of their normal distances, coordinates scaled to about 1)."""
+    lines = _seg_lines(segs)
+    w = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    scale = float(np.abs(segs).max()) or 1.0
+    t = np.diag([1 / scale, 1 / scale, 1.0])  # points scaled: lines by the inverse transpose
+    ln = lines @ np.linalg.inv(t)
+    ln /= np.hypot(ln[:, 0], ln[:, 1])[:, None]
+    _, _, vt = np.linalg.svd(ln * w[:, None])
+    vp = np.linalg.inv(t) @ vt[-1]
+    return vp / np.linalg.norm(vp)
+
+
+def _toward_vp(vp: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The unit direction from image point p towards the homogeneous point vp."""
+    d = vp[:2] - p * vp[2]
+    return d / max(float(np.hypot(*d)), 1e-12)
+
+
+def from_table_lines(families: list[np.ndarray], frame_size: tuple[int, int],
+                     pp_share: float = PP_SHARE, rng: np.random.Generator | None = None
+                     ) -> Nadir | None:
+    """The nadir of a camera over a flat table from two families of the table's straight
+    lines (`table_lines`) that are at right angles on the table (a check's two ways, a
+    sheet's two edges): each family's vanishing point v is the image of its direction, K^-1 v
+    in camera space; a camera (principal point within pp_share of the middle, focal length
+    within F_RANGE) is allowed where the two are perpendicular within ORTHO_TOL, and its
+    nadir is K (r1 x r2). Both vanishing points at infinity (a camera straight down): every
+    focal length, the nadir the principal point. The vanishing points' error is taken by
+    resampling each family's lines (RESAMPLES); cameras tipped beyond MAX_LINES_TILT are not
+    taken. Returns a Nadir with its `cameras` (as `from_homography`'s: a reader bounds the
+    line of sight over them), `point` the middle of their nadirs, `spread` the farthest of
+    them from it; None with fewer than two families or no camera allowed."""
+    if len(families) < 2:
+        return None
+    rng = rng or np.random.default_rng(0)
+    w_px, h_px = (int(v) for v in frame_size)
+    scale = float(max(w_px, h_px))
+    vps = [(_vanishing(families[0]), _vanishing(families[1]))]
+    for _ in range(RESAMPLES):
+        vps.append(tuple(_vanishing(f[rng.integers(len(f), size=len(f))]) for f in families[:2]))
+    steps = np.linspace(-pp_share, pp_share, LINES_PP_STEPS) if pp_share > 0 else np.zeros(1)
+    fs = np.geomspace(*F_RANGE, F_STEPS) * scale
+    allowed = []
+    for v1, v2 in vps:
+        for sx in steps:
+            for sy in steps:
+                pp = np.array([w_px * (0.5 + sx), h_px * (0.5 + sy)])
+                # K^-1 v for every focal length: ((v_xy - pp v_z) / f, v_z), unit
+                r1, r2 = (np.c_[np.outer(1 / fs, v[:2] - pp * v[2]), np.full(len(fs), v[2])]
+                          for v in (v1, v2))
+                r1 /= np.linalg.norm(r1, axis=1, keepdims=True)
+                r2 /= np.linalg.norm(r2, axis=1, keepdims=True)
+                ok = np.abs((r1 * r2).sum(1)) <= math.sin(ORTHO_TOL)
+                up = np.cross(r1, r2)
+                up /= np.linalg.norm(up, axis=1, keepdims=True)
+                ok &= np.degrees(np.arccos(np.abs(up[:, 2]))) <= MAX_LINES_TILT
+                idx = np.nonzero(ok)[0]
+                if not len(idx):
+                    continue
+                # CAMERA_STEPS of them across the focal lengths allowed, ends included
+                for k in np.unique(idx[np.linspace(0, len(idx) - 1, CAMERA_STEPS).round()
+                                       .astype(int)]):
+                    q = pp + fs[k] * up[k, :2] / up[k, 2]
+                    allowed.append((float(pp[0]), float(pp[1]), float(fs[k]), float(q[0]),
+                                    float(q[1]), 0.0))
+    if not allowed:
+        return None
+    cams = np.array(allowed)
+    pts = cams[:, 3:5]
+    point = (pts.min(0) + pts.max(0)) / 2
+    spread = float(np.hypot(*(pts - point).T).max())
+    f_lo, f_hi = float(cams[:, 2].min()), float(cams[:, 2].max())
+    f_mid = (f_lo + f_hi) / 2
+    return Nadir((float(point[0]), float(point[1])), spread,
+                 focal=f_mid if f_hi - f_lo <= 2 * F_FIXED * f_mid else None,
+                 focal_min=f_lo, cameras=tuple(map(tuple, cams)))

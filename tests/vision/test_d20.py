@@ -422,6 +422,23 @@ def test_one_or_two_dice_tell_no_nadir():
         assert _frame_nadir(scene.image, faces) is None
 
 
+def test_faces_of_no_die_read_tell_no_nadir():
+    """A dev frame of another seed than the bench's usual (23281184: three dice, one of them
+    found as two groups of faces, one a 70 px fragment with no number read): with every
+    group's line the picture's "nadir" lay 875-1080 px from the true one with a spread of 121-212,
+    and a side face was read confidently. Only dice with a face read count: two here, no
+    nadir, nothing read wrong."""
+    from vision.d20 import _faces, _frame_nadir
+
+    scene = _bench_scene(23281184)
+    faces, _ = _faces(scene.image)
+    nadir = _frame_nadir(scene.image, faces)
+    assert nadir is None or np.hypot(*(np.array(nadir.point) - scene.nadir)) <= nadir.spread
+    res = KindResult("test")
+    score(res, scene.dice, read_d20(scene.image), scene.hard, 23281184)
+    assert res.confident_errors == 0, res.errors
+
+
 def test_a_bare_6_or_9_is_read_or_abstained_never_taken_for_the_other():
     """6 and 9 printed without their bar (as some d20s print them), at any turn: each is
     upright towards one corner, so the other is never read (6 is 2n, 9 is 3d)."""

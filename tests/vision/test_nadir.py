@@ -273,3 +273,77 @@ def test_the_cameras_a_table_allows_bound_the_line_of_sight(tilt, towards, f_sha
         assert true <= bound + 1e-6 <= _sight_from_vertical(p, apart, (W, H)) + 1e-6
     middle = (W / 2, H / 2)
     assert _sight_from_vertical(middle, got, (W, H)) < _sight_from_vertical(middle, apart, (W, H))
+
+
+# -- the nadir from the table's own lines (a photograph with no markers) -------------------
+
+def _cloth(project, pattern: str, seed: int, check_mm: float = 25.0) -> np.ndarray:
+    """A grey frame of a cloth of checks or stripes (check_mm wide, turned at random) on the
+    table's plane seen through `project`, with sensor noise."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    px_mm, half = 2.0, 1500.0
+    n = int(2 * half * px_mm)
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    a = rng.uniform(0, math.pi)
+    step = check_mm * px_mm
+    u = np.floor((xx * math.cos(a) + yy * math.sin(a)) / step)
+    v = np.floor((-xx * math.sin(a) + yy * math.cos(a)) / step)
+    light = (u + v) % 2 == 0 if pattern == "checks" else u % 2 == 0
+    cloth = np.where(light, 170, 90).astype(np.uint8)
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    dst = project(np.c_[src / px_mm - half, np.zeros(4)]).astype(np.float32)
+    img = cv2.warpPerspective(cloth, cv2.getPerspectiveTransform(src, dst), (W, H),
+                              flags=cv2.INTER_AREA, borderValue=60)
+    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def _true_sight(p, pp, f, nadir) -> float:
+    """The angle (degrees) between the rays through image point p and through the nadir."""
+    ray_p = np.array([p[0] - pp[0], p[1] - pp[1], f])
+    ray_n = np.array([nadir[0] - pp[0], nadir[1] - pp[1], f])
+    return math.degrees(math.acos(ray_p @ ray_n / np.linalg.norm(ray_p)
+                                  / np.linalg.norm(ray_n)))
+
+
+@pytest.mark.parametrize("tilt, towards, f_share", CAMERAS)
+def test_a_cloths_checks_bound_the_line_of_sight(tilt, towards, f_share):
+    """A checked cloth seen by a pinhole camera tilted 0-30 degrees any way (the principal
+    point 3% off the middle, not known but within 10%): its two families of lines and their
+    vanishing points allow cameras whose nadirs hold the true one within their spread, and
+    bound the line of sight to every part of the frame round its true angle from the
+    vertical; near the middle tighter than a camera tipped up to 30 degrees any way can."""
+    from vision.d20 import F_MIN, _sight_unknown
+    from vision.nadir import from_table_lines, table_lines
+
+    pp = (W * 0.53, H * 0.47)
+    project, truth = _camera(tilt, towards, f_share * W, pp=pp)
+    families = table_lines(_cloth(project, "checks", int(tilt + towards)))
+    assert len(families) == 2
+    got = from_table_lines(families, (W, H), pp_share=0.1)
+    assert got is not None and got.cameras
+    assert np.hypot(*(np.array(got.point) - truth)) <= got.spread
+    for p in ((200.0, 200.0), (W - 200.0, 200.0), (W / 2, H / 2), (200.0, H - 200.0),
+              (W - 200.0, H - 200.0)):
+        true = _true_sight(p, pp, f_share * W, truth)
+        least = math.degrees(got.sight_least(p, (W, H), 0.3))
+        most = math.degrees(got.sight_most(p, (W, H), 0.3))
+        assert least - 1e-6 <= true <= most + 1e-6, (p, true, least, most)
+    if tilt == 0.0:
+        mid = (W / 2, H / 2)
+        assert math.degrees(got.sight_most(mid, (W, H), F_MIN)) < _sight_unknown(mid, (W, H))
+
+
+def test_stripes_or_a_plain_table_tell_no_nadir():
+    """Stripes show one family of lines (one vanishing point: the horizon's direction is not
+    told), a plain table none: no nadir either way."""
+    from vision.nadir import from_table_lines, table_lines
+
+    project, _ = _camera(20.0, 60.0, W, pp=(W / 2, H / 2))
+    stripes = table_lines(_cloth(project, "stripes", 3))
+    assert len(stripes) <= 1 and from_table_lines(stripes, (W, H)) is None
+    plain = np.clip(np.random.default_rng(4).normal(120, 4, (H, W)), 0, 255).astype(np.uint8)
+    assert table_lines(plain) == [] and from_table_lines([], (W, H)) is None
+    with pytest.raises(ValueError, match="grey"):
+        table_lines(np.zeros((H, W, 3), np.uint8))
