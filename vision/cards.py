@@ -687,6 +687,21 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
             quads.append(q)
     if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
         quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+        _checked(quads, small, grey, step, s, tried, cands, img, full_grey)
+    elif quads and _checked(quads, small, grey, step, s, tried, cands, img, full_grey) == 0:
+        # the region's fitted quad, checked, is no card: a corner of the card cut off where
+        # its edge barely steps (a white card on a lined paper, the index's ink run into the
+        # ring): the card's quads at the region's square corners
+        _checked(_corner_quads(c, math.sqrt(lo / 1.2) * 1.2), small, grey, step, s, tried,
+                 cands, img, full_grey)
+
+
+def _checked(quads: list[np.ndarray], small: np.ndarray, grey: np.ndarray, step: float,
+             s: float, tried: list, cands: list, img: np.ndarray,
+             full_grey: Callable[[], tuple[np.ndarray, float]]) -> int | None:
+    """Each quad (at the detection scale) snapped to the card's edge and checked (`_outlines`)
+    into `cands`; how many went in (None when every quad had been tried already)."""
+    added, new = 0, False
     for q in quads:
         if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
                 > small.shape[0] - 2 or not cv2.isContourConvex(
@@ -695,6 +710,7 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
             continue
         tried.append(q)
+        new = True
         q = _order(_snap(_paper_distance(small, q), q, grey, step))
         if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
                 np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
@@ -711,6 +727,8 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
                     and _skew(fine) <= MAX_SKEW):
                 full, rim = fine, again
         cands.append(Outline(full, rim))
+        added += 1
+    return added if new else None
 
 
 def _paper_around(img: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> float:
