@@ -74,7 +74,12 @@ MAX_CARD = 0.75
 MIN_FILL = 0.86  # the region's area over its quadrilateral's
 MIN_SUPPORT = 0.6  # share of each side along which the card's edge shows
 MAX_SKEW = 40.0  # a card's quad has no corner further than this from square (degrees)
-BUSY_EDGES = 0.12  # a frame with more of its pixels on edges than this is textured
+BUSY_EDGES = 0.12  # a cloth with more of its pixels on edges than this is textured (`_busy`)
+BUSY_BLUR = 2.0  # px (at DETECT_SIDE): a textured cloth's grey is also searched for edges blurred
+#                  this much (a light wood's fine grain broke the cards' rings or ran into them:
+#                  26 -> 17 of 101 dev `--elsewhere` wood-table cards not found; 1.5: 23, 2.5:
+#                  20, 3.5: 25; session 18, the cloth's texture measured outside the cards
+#                  found, `_busy`: 25 -> 16)
 EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame's noise ...
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
@@ -682,6 +687,21 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
             quads.append(q)
     if not quads and area >= lo * 1.5:  # cards of a stack, run together: their corners
         quads = _corner_quads(c, math.sqrt(lo / 1.2) * 1.2)
+        _checked(quads, small, grey, step, s, tried, cands, img, full_grey)
+    elif quads and _checked(quads, small, grey, step, s, tried, cands, img, full_grey) == 0:
+        # the region's fitted quad, checked, is no card: a corner of the card cut off where
+        # its edge barely steps (a white card on a lined paper, the index's ink run into the
+        # ring): the card's quads at the region's square corners
+        _checked(_corner_quads(c, math.sqrt(lo / 1.2) * 1.2), small, grey, step, s, tried,
+                 cands, img, full_grey)
+
+
+def _checked(quads: list[np.ndarray], small: np.ndarray, grey: np.ndarray, step: float,
+             s: float, tried: list, cands: list, img: np.ndarray,
+             full_grey: Callable[[], tuple[np.ndarray, float]]) -> int | None:
+    """Each quad (at the detection scale) snapped to the card's edge and checked (`_outlines`)
+    into `cands`; how many went in (None when every quad had been tried already)."""
+    added, new = 0, False
     for q in quads:
         if (q.min() < 1 or q[:, 0].max() > small.shape[1] - 2 or q[:, 1].max()
                 > small.shape[0] - 2 or not cv2.isContourConvex(
@@ -690,6 +710,7 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
         if any(np.abs(q - t).max() < SAME_QUAD_PX for t in tried):
             continue
         tried.append(q)
+        new = True
         q = _order(_snap(_paper_distance(small, q), q, grey, step))
         if not ASPECT[0] <= _aspect(q) <= ASPECT[1] or not cv2.isContourConvex(
                 np.round(q * 8).astype(np.int32)) or _skew(q) > MAX_SKEW:
@@ -706,6 +727,8 @@ def _outlines(c: np.ndarray, small: np.ndarray, grey: np.ndarray, step: float, s
                     and _skew(fine) <= MAX_SKEW):
                 full, rim = fine, again
         cands.append(Outline(full, rim))
+        added += 1
+    return added if new else None
 
 
 def _paper_around(img: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> float:
@@ -728,6 +751,19 @@ def _paper_around(img: np.ndarray, outer: np.ndarray, inner: np.ndarray) -> floa
     return float(np.mean(np.abs(ring - paper).max(1) < 0.15 * float(paper.mean()) + 12))
 
 
+def _busy(edges: np.ndarray, cards: list[np.ndarray]) -> bool:
+    """Whether the cloth is textured: more than BUSY_EDGES of its pixels on edges, counted
+    outside the cards found already (`cards`, quads at the edges' scale; a little grown). A
+    felt laid with thirteen printed cards (the live table's deal) has 13% of the frame on
+    edges, nearly all of them the cards' print; its cloth outside them, 0.3%."""
+    cloth = np.full(edges.shape, 255, np.uint8)
+    for q in cards:
+        c = q.mean(0)
+        cv2.fillConvexPoly(cloth, np.round(c + (q - c) * 1.1).astype(np.int32), 0)
+    free = cv2.countNonZero(cloth)
+    return free > 0 and cv2.countNonZero(cv2.bitwise_and(edges, cloth)) > BUSY_EDGES * free
+
+
 def find_cards(img: np.ndarray) -> list[Outline]:
     """Every card lying face up (or down) and uncovered in the frame."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
@@ -743,13 +779,6 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     raw = edges
     edges = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-    if cv2.countNonZero(edges) > BUSY_EDGES * edges.size:
-        # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
-        # the cards' edges, stronger than the texture's, are also looked for alone
-        strong = cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True)
-        strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        contours = list(contours) + list(cv2.findContours(strong, cv2.RETR_LIST,
-                                                          cv2.CHAIN_APPROX_NONE)[0])
     short = min(small.shape[:2])
     lo = (MIN_CARD * short) ** 2 * 1.2
     hi = (MAX_CARD * short) ** 2 * 1.6
@@ -767,6 +796,16 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     #                               give the same quad: it is snapped and checked once)
     for c in contours:
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
+    if _busy(edges, [o.quad * s for o in cands if o.rim >= RIM_PLAIN]):
+        # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
+        # the cards' edges, stronger than the texture's, are also looked for alone, and on
+        # the grey blurred (a fine grain fades, a card's edge, a step, stays)
+        for more in (cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True),
+                     cv2.Canny(cv2.GaussianBlur(grey8, (0, 0), BUSY_BLUR), 8, 24,
+                               L2gradient=True)):
+            more = cv2.morphologyEx(more, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            for c in cv2.findContours(more, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
+                _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
     # a card's edge on a cloth nearly as light as it can break here and there (a ring not
     # closed): the edges closed wider, where no card was found yet; an outline found so must
     # hold paper, mostly (the wider-closed grain of a wood makes card-shaped patches of wood,
