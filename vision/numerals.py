@@ -969,6 +969,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
     hat_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     found: list[tuple[float, NumeralReading]] = []
+    # faces read (centre and side in the frame's pixels): their ink is not looked at again
+    taken: list[tuple[float, float, float]] = []
     greys: list[np.ndarray] = []  # each level's grey: a face found coarse is read finer
     for level in range(LEVELS):
         if level:
@@ -980,7 +982,6 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
         ink = find_ink(grey, hat)
         scale = 2 ** level
-        taken: list[tuple[float, float, float]] = []
         # the groups of `find_ink`'s ink, then those the local ink adds (a shallow print on a
         # small die): added to the ink, it also joins a print's pieces with a die's shaded
         # edge, whose group grows no face, so the first groups are all kept
@@ -990,7 +991,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
             first = set(boxes)
             boxes += [b for b in _groups(wide) if b not in first]
         for box in boxes:
-            bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            bc = (((box[0] + box[2]) / 2 + 0.5) * scale - 0.5,
+                  ((box[1] + box[3]) / 2 + 0.5) * scale - 0.5)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
             grown = grow_face(bgr, box, reach=REACH, rank=_squareness, min_area=FACE_AREA_MIN,
@@ -1001,12 +1003,13 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect, image)
             if rd is None:
                 continue
-            if rd.label is not None:
-                # a face read: the other ink on it is not looked at again; a face abstained
-                # on may be a fill run over the die's edge from ink joined with a side
-                # face's, and the print's own pieces alone are tried too
-                taken.append((centre[0], centre[1], side))
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
+            if rd.label is not None:
+                # a face read: the other ink on it is not looked at again, at this level or
+                # a coarser one (which reads it at the same level, `_read_face`); a face
+                # abstained on may be a fill run over the die's edge from ink joined with a
+                # side face's, and the print's own pieces alone are tried too
+                taken.append((c[0], c[1], side * scale))
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
             rd.center = c
@@ -1075,7 +1078,7 @@ def _side_faces_of_one_colour(faces: list[NumeralReading], view) -> set[int]:
     """`pips._side_faces` over the pairs of faces that can be one die's: not two faces each
     of a colour told surely (OTHER_DIE) and told apart (a die's side face is its top face's
     colour; a turquoise die touching a white one is two dice)."""
-    from vision.pips import _View, _side_faces
+    from vision.pips import _side_faces, _View
 
     if not isinstance(view, _View):  # the picture's middle, as `_side_faces` takes it
         view = _View(round(2 * view[0]), round(2 * view[1]))
@@ -1198,8 +1201,15 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
             reach = 0.71 * rd.size_px
             if (top[0] - reach >= 0 and top[1] - reach >= 0 and top[0] + reach <= w
                     and top[1] + reach <= h):
-                if _unread_top(image, rd, mid + (mid - c) / max(float(np.linalg.norm(
-                        mid - c)), 1e-6) * rd.size_px / 2, faces):
+                # an unread top face is looked for beyond a side that faces away from the
+                # picture's middle by more than the face's angle's error (AWAY_MIDDLE): a side
+                # square to the way from the middle shows no side face, and beyond it lies the
+                # table (dev 23261146: a white die's 6 on white paper, dropped for the paper
+                # beside its side a pixel farther from the middle than its centre)
+                outward = (away if away is not None
+                           else _away_from(c, mid, middle, 0.0, AWAY_MIDDLE))
+                if outward and _unread_top(image, rd, mid + (mid - c) / max(float(
+                        np.linalg.norm(mid - c)), 1e-6) * rd.size_px / 2, faces):
                     out.add(i)
                     break
                 continue
@@ -1221,6 +1231,11 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
 #: from it than the face's middle (a turquoise die's on a checked cloth of its colour was
 #: dropped, the cloth's dots taken for its unread top's print)
 AWAY_MOST = 60.0
+#: without the nadir, a side is away from the picture's middle where its outward normal is
+#: within this angle (degrees) of the way from the middle: square to it within the face's
+#: angle's error (a few degrees), it is not told (the middle is not the nadir: a top face is
+#: looked for beyond a side 63 degrees off, `test_a_side_face_beside_its_top_face_not_read_is_not_read`)
+AWAY_MIDDLE = 80.0
 
 
 def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> bool | None:
@@ -1229,12 +1244,20 @@ def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> boo
     told)."""
     if nadir is None:
         return None
-    out = np.asarray(c, np.float64) - np.asarray(nadir.point, np.float64)
+    return _away_from(c, mid, nadir.point, nadir.spread)
+
+
+def _away_from(c: np.ndarray, mid: np.ndarray, point: tuple[float, float], spread: float,
+               most: float = AWAY_MOST) -> bool | None:
+    """Whether the side of a face (centre c) through mid faces away from point (its outward
+    normal within most degrees of the way from point; None where c is within spread of
+    it)."""
+    out = np.asarray(c, np.float64) - np.asarray(point, np.float64)
     far = float(np.linalg.norm(out))
-    if far <= max(nadir.spread, 1.0):
+    if far <= max(spread, 1.0):
         return None
     normal = np.asarray(mid, np.float64) - c
-    return float(np.dot(normal, out)) > math.cos(math.radians(AWAY_MOST)) * far * float(
+    return float(np.dot(normal, out)) > math.cos(math.radians(most)) * far * float(
         np.linalg.norm(normal))
 
 

@@ -594,6 +594,20 @@ def test_a_turquoise_die_touching_a_white_one_near_the_frame_s_edge_is_read():
         o.to_json() for o in out]
 
 
+def test_a_top_face_beside_a_table_of_its_colour_square_to_the_middle_is_read():
+    # dev 23261146: a white die's 6 on white paper near the frame's corner, its side faces
+    # towards the middle; its upper side lies square to the way from the middle (a pixel
+    # farther from it than the face's centre), so no side face shows there and beyond it is
+    # the paper (with the side face's print and the die's shadow at its edge): it was taken
+    # for the die's unread top face and the 6 dropped as a side face
+    scene = make_numeral_scene(23261146, hard=False)
+    die = next(t for t in scene.dice if t.label == "6" and t.center[0] > 1000)
+    out = read_numerals(scene.image)
+    near = [o for o in out if math.hypot(o.center[0] - die.center[0],
+                                         o.center[1] - die.center[1]) < 0.35 * die.side_px]
+    assert [(o.label, o.colour) for o in near] == [("6", "white")], [o.to_json() for o in out]
+
+
 def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
     for colour in ("white", "purple"):
         (tmp_path / colour).mkdir()
