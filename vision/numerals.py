@@ -215,6 +215,8 @@ class NumeralReading(ObjectReading):
     body_chroma: tuple[float, float, float] | None = None  # what the colour was told by
     body_grey: float = 0.0  # the body's brightness (0..255)
     raw_chroma: tuple[float, float, float] | None = None  # the body's as seen (`chroma`)
+    #: the colours a body the sensor clipped can have (`clipped_fits`; () where not clipped)
+    clipped_fits: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         """`recognize --json`'s object, with the die's "colour"."""
@@ -881,20 +883,9 @@ def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | No
     ds = sorted((float(np.linalg.norm(c - np.asarray(v))), k) for k, v in profile.colours.items())
     (d0, k0), (d1, _) = ds[0], ds[1]
     conf = float(np.clip(0.5 + (d1 - d0) / max(d1, 1e-6) / 2, 0, 1))
-    clipped = np.asarray(body_bgr) >= CLIPPED if body_bgr is not None else np.zeros(3, bool)
-    if not clipped.any():
+    fits = clipped_fits(body_bgr, floor, profile) if body_bgr is not None else None
+    if fits is None:
         return (None, min(conf, 0.49)) if d0 > 0.6 * d1 else (k0, conf)
-    if clipped.all():
-        # all three at the sensor's top: any die colour lit enough shows so (the turquoise
-        # die 4.3 times too bright showed (255, 255, 255) over a print it left readable, and
-        # was read white at 1.0); the print's floor tells how much light there was
-        # (`_clips_under`): the nearest colour is read only where no other can have clipped
-        fits = [k for k in profile.colours if _clips_under(k, floor)]
-    else:
-        # what the clipped channels show: the nearest colour, and no other, can have made it
-        # (a white die under a cold lamp and the turquoise die too bright for the sensor
-        # both show blue and green at 255 and red a little below)
-        fits = [k for k, v in profile.colours.items() if _fits_clipped(body_bgr, floor, v)]
     told = _rim_proves(rim, profile)
     if told is not None:
         # the print's rim, not clipped, shows a colour only it can have made: read where
@@ -903,6 +894,25 @@ def die_colour(c: np.ndarray, profile: NumeralProfile, body_bgr: np.ndarray | No
     if d0 > 0.6 * d1 or fits != [k0]:
         return None, min(conf, 0.49)
     return k0, conf
+
+
+def clipped_fits(body_bgr: np.ndarray, floor: float, profile: NumeralProfile
+                 ) -> list[str] | None:
+    """The die colours that can have made a body the sensor clipped (its median colour as
+    seen, body_bgr, over a print whose floor is floor); None where no channel is clipped."""
+    clipped = np.asarray(body_bgr) >= CLIPPED
+    if not clipped.any():
+        return None
+    if clipped.all():
+        # all three at the sensor's top: any die colour lit enough shows so (the turquoise
+        # die 4.3 times too bright showed (255, 255, 255) over a print it left readable, and
+        # was read white at 1.0); the print's floor tells how much light there was
+        # (`_clips_under`): the nearest colour is read only where no other can have clipped
+        return [k for k in profile.colours if _clips_under(k, floor)]
+    # what the clipped channels show: the nearest colour, and no other, can have made it (a
+    # white die under a cold lamp and the turquoise die too bright for the sensor both show
+    # blue and green at 255 and red a little below)
+    return [k for k, v in profile.colours.items() if _fits_clipped(body_bgr, floor, v)]
 
 
 #: a die colour can show a body clipped in all three channels where the print's floor is at
@@ -955,12 +965,12 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
     middle stands for it under a lens of 90 degrees or narrower."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise BadImage("expected a BGR colour image of 8-bit pixels (as cv2.imread gives)")
-    from vision.pips import _side_faces
-
     profile = profile or default_profile()
     hat_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (HAT, HAT))
     bgr = image
     found: list[tuple[float, NumeralReading]] = []
+    # faces read (centre and side in the frame's pixels): their ink is not looked at again
+    taken: list[tuple[float, float, float]] = []
     greys: list[np.ndarray] = []  # each level's grey: a face found coarse is read finer
     for level in range(LEVELS):
         if level:
@@ -972,7 +982,6 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
         hat = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, hat_k)
         ink = find_ink(grey, hat)
         scale = 2 ** level
-        taken: list[tuple[float, float, float]] = []
         # the groups of `find_ink`'s ink, then those the local ink adds (a shallow print on a
         # small die): added to the ink, it also joins a print's pieces with a die's shaded
         # edge, whose group grows no face, so the first groups are all kept
@@ -982,7 +991,8 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
             first = set(boxes)
             boxes += [b for b in _groups(wide) if b not in first]
         for box in boxes:
-            bc = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            bc = (((box[0] + box[2]) / 2 + 0.5) * scale - 0.5,
+                  ((box[1] + box[3]) / 2 + 0.5) * scale - 0.5)
             if any(math.hypot(bc[0] - x, bc[1] - y) < 0.4 * s for x, y, s in taken):
                 continue
             grown = grow_face(bgr, box, reach=REACH, rank=_squareness, min_area=FACE_AREA_MIN,
@@ -993,12 +1003,13 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
             rd = _read_face(bgr, greys, hull, centre, side, ang, profile, rect, image)
             if rd is None:
                 continue
-            if rd.label is not None:
-                # a face read: the other ink on it is not looked at again; a face abstained
-                # on may be a fill run over the die's edge from ink joined with a side
-                # face's, and the print's own pieces alone are tried too
-                taken.append((centre[0], centre[1], side))
             c = ((centre[0] + 0.5) * scale - 0.5, (centre[1] + 0.5) * scale - 0.5)
+            if rd.label is not None:
+                # a face read: the other ink on it is not looked at again, at this level or
+                # a coarser one (which reads it at the same level, `_read_face`); a face
+                # abstained on may be a fill run over the die's edge from ink joined with a
+                # side face's, and the print's own pieces alone are tried too
+                taken.append((c[0], c[1], side * scale))
             a = math.radians(ang)
             half = side / 0.88 / 2 * scale
             rd.center = c
@@ -1014,10 +1025,78 @@ def read_numerals(image: np.ndarray, profile: NumeralProfile | None = None,
                > 0.4 * max(rd.size_px, o.size_px) for o in kept):
             kept.append(rd)
     middle = (image.shape[1] / 2, image.shape[0] / 2)
-    side_of = (_side_faces(kept, _toward(nadir, image.shape[1], image.shape[0]) or middle)
+    side_of = (_side_faces_of_one_colour(kept, _toward(nadir, image.shape[1], image.shape[0])
+                                         or middle)
                | _shaded_side_faces(kept, middle)
                | _beside_brighter_face(image, kept, middle, nadir))
-    return [rd for i, rd in enumerate(kept) if i not in side_of]
+    out = [rd for i, rd in enumerate(kept) if i not in side_of]
+    _one_of_a_set(out, profile)
+    return out
+
+
+def _one_of_a_set(faces: list[NumeralReading], profile: NumeralProfile) -> None:
+    """A clipped body's colour from the set (ONE_OF_A_SET): where a die of a colour the set
+    has one of is read surely (its colour told at OTHER_DIE or more, its body not clipped)
+    another face, a die apart from it (APART), is not that die: of the colours its clipped
+    body can have (`clipped_fits`) the one left is read (ONE_OF_CONFIDENCE). A white die's
+    body clipped over a faded print (its floor 118-190: a turquoise die lit under a tinted
+    lamp and a veil could clip over it too) beside the turquoise die read."""
+    for one in ONE_OF_A_SET:
+        if one not in profile.colours:
+            continue
+        sure = [rd for rd in faces if rd.label is not None and rd.colour == one
+                and rd.colour_confidence >= OTHER_DIE and not rd.clipped_fits]
+        if not sure:
+            continue
+        for rd in faces:
+            if rd.colour is not None or not rd.clipped_fits or any(
+                    math.hypot(rd.center[0] - o.center[0], rd.center[1] - o.center[1])
+                    < APART * max(rd.size_px, o.size_px) for o in sure):
+                continue
+            rest = [k for k in rd.clipped_fits if k != one]
+            if len(rest) == 1:
+                rd.colour, rd.colour_confidence = rest[0], ONE_OF_CONFIDENCE
+
+
+#: a face's colour this sure (`die_colour`'s confidence) tells it from a face of the other
+#: colour: two faces so told are two dice, never one die's top and side face. On the bench's
+#: dev frames the turquoise die's top face touching a white die's was dropped as its side
+#: face (23261143, 23261157)
+OTHER_DIE = 0.75
+
+
+#: colours the set has one die of (equipment/namaste.json: one turquoise die, three white):
+#: where one is read, another die is not it (`_one_of_a_set`)
+ONE_OF_A_SET = ("turquoise",)
+#: a die so far from another (centre to centre, of the larger's size) is no face of it: a
+#: side face's centre lies within a side of its top face's
+APART = 1.25
+ONE_OF_CONFIDENCE = 0.75
+
+
+def _side_faces_of_one_colour(faces: list[NumeralReading], view) -> set[int]:
+    """`pips._side_faces` over the pairs of faces that can be one die's: not two faces each
+    of a colour told surely (OTHER_DIE) and told apart (a die's side face is its top face's
+    colour; a turquoise die touching a white one is two dice)."""
+    from vision.pips import _side_faces, _View
+
+    if not isinstance(view, _View):  # the picture's middle, as `_side_faces` takes it
+        view = _View(round(2 * view[0]), round(2 * view[1]))
+
+    def sure(rd: NumeralReading) -> str | None:
+        return rd.colour if rd.colour_confidence >= OTHER_DIE else None
+
+    out: set[int] = set()
+    for i, a in enumerate(faces):
+        for j, b in enumerate(faces):
+            if i == j or i in out:
+                continue
+            ca, cb = sure(a), sure(b)
+            if ca is not None and cb is not None and ca != cb:
+                continue
+            if 0 in _side_faces([a, b], view):
+                out.add(i)
+    return out
 
 
 def _toward(nadir: Nadir | None, width: int, height: int):
@@ -1122,8 +1201,15 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
             reach = 0.71 * rd.size_px
             if (top[0] - reach >= 0 and top[1] - reach >= 0 and top[0] + reach <= w
                     and top[1] + reach <= h):
-                if _unread_top(image, rd, mid + (mid - c) / max(float(np.linalg.norm(
-                        mid - c)), 1e-6) * rd.size_px / 2, faces):
+                # an unread top face is looked for beyond a side that faces away from the
+                # picture's middle by more than the face's angle's error (AWAY_MIDDLE): a side
+                # square to the way from the middle shows no side face, and beyond it lies the
+                # table (dev 23261146: a white die's 6 on white paper, dropped for the paper
+                # beside its side a pixel farther from the middle than its centre)
+                outward = (away if away is not None
+                           else _away_from(c, mid, middle, 0.0, AWAY_MIDDLE))
+                if outward and _unread_top(image, rd, mid + (mid - c) / max(float(
+                        np.linalg.norm(mid - c)), 1e-6) * rd.size_px / 2, faces):
                     out.add(i)
                     break
                 continue
@@ -1145,6 +1231,11 @@ def _beside_brighter_face(image: np.ndarray, faces: list[NumeralReading],
 #: from it than the face's middle (a turquoise die's on a checked cloth of its colour was
 #: dropped, the cloth's dots taken for its unread top's print)
 AWAY_MOST = 60.0
+#: without the nadir, a side is away from the picture's middle where its outward normal is
+#: within this angle (degrees) of the way from the middle: square to it within the face's
+#: angle's error (a few degrees), it is not told (the middle is not the nadir: a top face is
+#: looked for beyond a side 63 degrees off, `test_a_side_face_beside_its_top_face_not_read_is_not_read`)
+AWAY_MIDDLE = 80.0
 
 
 def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> bool | None:
@@ -1153,12 +1244,20 @@ def _away_from_nadir(c: np.ndarray, mid: np.ndarray, nadir: Nadir | None) -> boo
     told)."""
     if nadir is None:
         return None
-    out = np.asarray(c, np.float64) - np.asarray(nadir.point, np.float64)
+    return _away_from(c, mid, nadir.point, nadir.spread)
+
+
+def _away_from(c: np.ndarray, mid: np.ndarray, point: tuple[float, float], spread: float,
+               most: float = AWAY_MOST) -> bool | None:
+    """Whether the side of a face (centre c) through mid faces away from point (its outward
+    normal within most degrees of the way from point; None where c is within spread of
+    it)."""
+    out = np.asarray(c, np.float64) - np.asarray(point, np.float64)
     far = float(np.linalg.norm(out))
-    if far <= max(nadir.spread, 1.0):
+    if far <= max(spread, 1.0):
         return None
     normal = np.asarray(mid, np.float64) - c
-    return float(np.dot(normal, out)) > math.cos(math.radians(AWAY_MOST)) * far * float(
+    return float(np.dot(normal, out)) > math.cos(math.radians(most)) * far * float(
         np.linalg.norm(normal))
 
 
@@ -1375,7 +1474,7 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
         label = None
     # the body's colour: face pixels well clear of the ink, less the darkest print's floor
     fmask = hmask.astype(bool) & (grey > (body + dark) / 2)
-    colour, cconf, bc, raw = None, 0.0, None, None
+    colour, cconf, bc, raw, fits = None, 0.0, None, None, ()
     if fmask.sum() > 10:
         win = bgr[y0:y1, x0:x1]
         med = np.median(win[fmask], 0)
@@ -1390,14 +1489,16 @@ def _read_face(bgr: np.ndarray, greys: list[np.ndarray], hull: np.ndarray,
             rim = (rim_colour(bgr, pts, side) if image is None else
                    rim_colour(image, (pts + 0.5) * 2 ** level - 0.5, side * 2 ** level))
         colour, cconf = die_colour(c, profile, med, float(np.min(ink_bgr)), rim)
+        fits = tuple(clipped_fits(med, float(np.min(ink_bgr)), profile) or ())
         bc = tuple(float(v) for v in c)
         raw = tuple(float(v) for v in chroma(med))
     if label is None:
         return NumeralReading("numerals", None, 0.3, centre, why=why_not, colour=colour,
-                              colour_confidence=cconf, body_chroma=bc, body_grey=body, raw_chroma=raw)
+                              colour_confidence=cconf, body_chroma=bc, body_grey=body,
+                              raw_chroma=raw, clipped_fits=fits)
     return NumeralReading("numerals", label, float(min(1.0, conf)), centre, angle_deg=ang,
                           colour=colour, colour_confidence=cconf, body_chroma=bc,
-                          body_grey=body, raw_chroma=raw)
+                          body_grey=body, raw_chroma=raw, clipped_fits=fits)
 
 
 def calibrate_numerals(captures: dict[str, list[tuple[str, np.ndarray]]]

@@ -413,6 +413,33 @@ def test_a_turquoise_die_clipped_in_all_three_channels_is_told_by_its_prints_rim
         assert [o.label for o in out] == ["4"] and out[0].colour in (None, "white")
 
 
+def _two_dice(white_gain: float, turquoise: bool, apart: int = 300) -> np.ndarray:
+    """A white die printed faded (grey ink) brightened by white_gain and clipped, and, where
+    turquoise, the turquoise die in ordinary light apart px to its right."""
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (90, 100, 95)
+    white = _die_image("4", body=(235, 228, 215), ink=(140, 140, 140), ground=(90, 100, 95),
+                       turn=-25.0, frame=(160, 160)).astype(np.float32)
+    img[160:320, 80:240] = np.clip(white * white_gain, 0, 255).astype(np.uint8)
+    if turquoise:
+        die = next(d for d in namaste_dice() if d.colour == "turquoise")
+        img[160:320, 80 + apart:240 + apart] = _die_image(
+            "3", body=die.body_bgr, ground=(90, 100, 95), turn=10.0, frame=(160, 160))
+    return img
+
+
+def test_a_clipped_white_die_beside_the_turquoise_die_read_is_white():
+    # a white die's body clipped in all three channels over a faded print (its floor 150: a
+    # turquoise die under a tinted lamp and a veil could clip over it too) has no colour
+    # alone; the set has one turquoise die, and where it is read (unclipped) elsewhere in
+    # the frame, the clipped die is the other colour it can be (dev 23261155, 23261169, ...)
+    alone = read_numerals(_two_dice(1.2, False))
+    assert [(o.label, o.colour) for o in alone] == [("4", None)], [o.to_json() for o in alone]
+    out = sorted(read_numerals(_two_dice(1.2, True)), key=lambda o: o.center[0])
+    assert [(o.label, o.colour) for o in out] == [("4", "white"), ("3", "turquoise")], [
+        o.to_json() for o in out]
+
+
 def test_a_blank_face_and_a_bare_table_are_not_read():
     plain = np.full((480, 640, 3), (60, 110, 150), np.uint8)
     assert read_numerals(plain) == []
@@ -548,6 +575,37 @@ def test_two_touching_top_faces_lit_apart_near_the_middle_are_both_read():
         cv2.rectangle(img, (x0, 185), (x0 + 109, 294), tuple(int(c * 0.55) for c in body), 3)
     out = read_numerals(cv2.GaussianBlur(img, (0, 0), 1.0))
     assert sorted(o.label for o in out) == ["3", "5"], [o.to_json() for o in out]
+
+
+def test_a_turquoise_die_touching_a_white_one_near_the_frame_s_edge_is_read():
+    # the turquoise die's top face beside a white die's, towards the picture's middle and as
+    # near it as a side face would be (a tilted camera draws touching dice closer than a
+    # side apart): a die's side face is its top face's colour, so the two are two dice
+    # (dev 23261143, 23261157: the turquoise top face was dropped as the white die's side)
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[:] = (60, 110, 150)
+    for k, (body, text) in enumerate((((190, 200, 60), "3"), ((235, 235, 235), "4"))):
+        x = 470 + k * 64
+        die = _die_image(text, body=body, side=72, turn=0.0, frame=(72, 72), ground=body)
+        img[330:402, x:x + 72] = die
+        cv2.rectangle(img, (x, 330), (x + 71, 401), tuple(int(c * 0.55) for c in body), 3)
+    out = read_numerals(cv2.GaussianBlur(img, (0, 0), 1.0))
+    assert sorted((o.label, o.colour) for o in out) == [("3", "turquoise"), ("4", "white")], [
+        o.to_json() for o in out]
+
+
+def test_a_top_face_beside_a_table_of_its_colour_square_to_the_middle_is_read():
+    # dev 23261146: a white die's 6 on white paper near the frame's corner, its side faces
+    # towards the middle; its upper side lies square to the way from the middle (a pixel
+    # farther from it than the face's centre), so no side face shows there and beyond it is
+    # the paper (with the side face's print and the die's shadow at its edge): it was taken
+    # for the die's unread top face and the 6 dropped as a side face
+    scene = make_numeral_scene(23261146, hard=False)
+    die = next(t for t in scene.dice if t.label == "6" and t.center[0] > 1000)
+    out = read_numerals(scene.image)
+    near = [o for o in out if math.hypot(o.center[0] - die.center[0],
+                                         o.center[1] - die.center[1]) < 0.35 * die.side_px]
+    assert [(o.label, o.colour) for o in near] == [("6", "white")], [o.to_json() for o in out]
 
 
 def test_calibrate_kind_numerals_refuses_unknown_colours(tmp_path, capsys):
