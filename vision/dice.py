@@ -42,6 +42,13 @@ BRIGHT_Z = 6.0
 #: of calibration) are at most 0.64 of that guess thick (1.9 small px from their middle to
 #: their edge); a coloured die, top and sides, 1 or more
 WHOLE_THICKNESS = 0.8
+#: of a face's side: two top faces a blob was cut into whose centres lie closer than this
+#: overlap, so the blob is one die's, larger than a die's (side faces a lens shows wider
+#: than the camera's fit says), not touching dice (see touching_faces). Touching dice lie a
+#: side apart or more (0.97-1.0 of the fitted side, squeezed by a lens alike); dev table 6
+#: of the wide world (off-centre lens k 0.12, fitted without one) cut one die near the
+#: frame's edge into two faces 0.55 of a side apart
+TOUCH_APART = 0.75
 
 
 @dataclass
@@ -730,7 +737,7 @@ def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_sid
     nu = max(1, int(round((u1 - u0) / side)))
     nv = max(1, int(round((v1 - v0) / side)))
     cu, cv = (u1 - u0) / nu, (v1 - v0) / nv
-    faces = []
+    faces, centres = [], []
     for i in range(nu):
         for j in range(nv):
             lo_u, lo_v = u0 + i * cu, v0 + j * cv
@@ -750,7 +757,12 @@ def touching_faces(mask: np.ndarray, origin: tuple[int, int], side: float, k_sid
                 a, b = np.percentile(pu[slab_v], [1, 99])
                 if b - a < 1.2 * side:
                     mu = (a + b) / 2
+            centres.append((mu, mv))
             faces.append(_face_in_image(mu * u + mv * v, u, v, side, 0.0, lens))
+    c = np.asarray(centres)
+    if len(c) >= 2 and (np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))
+                        + np.eye(len(c)) * side).min() < TOUCH_APART * side:
+        return []  # faces that overlap are one die's: not touching dice
     return faces
 
 

@@ -454,18 +454,27 @@ def render_scene(
     rng = np.random.default_rng(seed)
     p = params
     cam = make_camera(p)
-    Hf = cam.felt_homography()
-    W, H = FRAME_W, FRAME_H
+    # a barrel lens shows more of the table than the pinhole frame: the scene is drawn with
+    # that much more round it (`lens_pad`), in a camera moved by it (`view`); ground truth stays
+    # in the frame's own pixels (`cam`)
+    lens_pad = _lens_pad(p)
+    to_pad = np.array([[1, 0, lens_pad], [0, 1, lens_pad], [0, 0, 1]], float)
+    view = Camera(to_pad @ cam.K, cam.R, cam.C)
+    Hf = view.felt_homography()
+    W, H = FRAME_W + 2 * lens_pad, FRAME_H + 2 * lens_pad
     # --- table: wood around a felt rectangle, both with texture --------------------------
     fw, fh = p.felt_mm[0] / 2, p.felt_mm[1] / 2
     felt_world = np.array([[-fw, fh, 0], [fw, fh, 0], [fw, -fh, 0], [-fw, -fh, 0]])
     felt_img = cam.project(felt_world)
     felt_mask = np.zeros((H, W), np.uint8)
-    cv2.fillConvexPoly(felt_mask, np.round(felt_img * 16).astype(np.int32), 255,
+    cv2.fillConvexPoly(felt_mask, np.round((felt_img + lens_pad) * 16).astype(np.int32), 255,
                        cv2.LINE_AA, 4)
     fm = felt_mask.astype(np.float32) * (1 / 255.0)
-    grain = _noise_field(rng, (H, W), 6)
-    fibre = _noise_field(rng, (H, W), 3) * 0.5 + _noise_field(rng, (H, W), 40)
+    # the textures are drawn for the frame and mirrored into the margin (the same draws
+    # with a lens as without)
+    grain = _padded(_noise_field(rng, (FRAME_H, FRAME_W), 6), lens_pad)
+    fibre = _padded(_noise_field(rng, (FRAME_H, FRAME_W), 3) * 0.5
+                    + _noise_field(rng, (FRAME_H, FRAME_W), 40), lens_pad)
     # texture as one brightness factor, blended felt/wood per channel (2-D ops are cheap)
     tex = fm * (1 + 0.06 * fibre) + (1 - fm) * (1 + 0.15 * grain)
     img = cv2.merge([tex * (fm * fc + (1 - fm) * wc)
@@ -490,7 +499,7 @@ def render_scene(
             sq = np.array([[pad, pad], [pad + mpx, pad], [pad + mpx, pad + mpx],
                            [pad, pad + mpx]], np.float64)
             sqh = np.column_stack([sq, np.ones(4)]) @ Hm.T
-            marker_corners[i] = sqh[:, :2] / sqh[:, 2:3]
+            marker_corners[i] = sqh[:, :2] / sqh[:, 2:3] - lens_pad
     # --- lamp: falloff over the felt plane ------------------------------------------------
     lamp = np.array(p.lamp_mm)
     gy, gx = np.mgrid[0:H:8, 0:W:8].astype(np.float64)
@@ -498,8 +507,10 @@ def render_scene(
     pts = np.stack([gx.ravel(), gy.ravel(), np.ones(gx.size)], 1) @ Hinv.T
     wx, wy = pts[:, 0] / pts[:, 2], pts[:, 1] / pts[:, 2]
     d2 = (wx - lamp[0]) ** 2 + (wy - lamp[1]) ** 2 + lamp[2] ** 2
-    irr = (lamp[2] / np.sqrt(d2)) * (lamp[2] ** 2 / d2)
-    irr = (irr / irr.max()).reshape(gx.shape).astype(np.float32)
+    irr = ((lamp[2] / np.sqrt(d2)) * (lamp[2] ** 2 / d2)).reshape(gx.shape)
+    o = lens_pad // 8  # the frame's cells: where it is brightest is 1
+    frame = (slice(o, o + -(-FRAME_H // 8)), slice(o, o + -(-FRAME_W // 8)))
+    irr = (irr / irr[frame].max()).astype(np.float32)
     irr = cv2.resize(irr, (W, H), interpolation=cv2.INTER_LINEAR)
     # --- shadows: each die's silhouette cast from the lamp onto the felt ------------------
     shadow = np.zeros((H, W), np.float32)
@@ -510,12 +521,12 @@ def render_scene(
         t = lamp[2] / (lamp[2] - corners[:, 2])
         proj = lamp + (corners - lamp) * t[:, None]
         proj[:, 2] = 0
-        poly = cam.project(proj)
+        poly = view.project(proj)
         hull = cv2.convexHull(np.round(poly * 16).astype(np.int32))
         cv2.fillConvexPoly(shadow, hull, 1.0, cv2.LINE_AA, 4)
         base = corners[corners[:, 2] < 1.0]
         if len(base) >= 2:
-            b = cam.project(np.vstack([base, base.mean(0, keepdims=True)]))
+            b = view.project(np.vstack([base, base.mean(0, keepdims=True)]))
             bh = cv2.convexHull(np.round(b * 16).astype(np.int32))
             cv2.fillConvexPoly(contact, bh, 1.0, cv2.LINE_AA, 4)
     blur = p.die_px * 0.12 * lamp[2] / 900
@@ -537,7 +548,7 @@ def render_scene(
         rng.shuffle(pool)
         face_labels = [spec.label, pool.pop()] + pool  # top, bottom, sides
         allc = np.concatenate([w for w, _ in faces])
-        proj_all = cam.project(allc)
+        proj_all = view.project(allc)
         mx, my = abs(spec.motion_px[0]) + 4, abs(spec.motion_px[1]) + 4
         x0 = int(math.floor(proj_all[:, 0].min() - mx))
         y0 = int(math.floor(proj_all[:, 1].min() - my))
@@ -559,7 +570,7 @@ def render_scene(
             ldir /= np.linalg.norm(ldir)
             lam = p.ambient + (1 - p.ambient) * max(0.0, float(n @ ldir)) * 1.1
             tex = _face_texture(die_set, label, style, rng, p) * lam
-            q = (cam.project(wpts) - [x0, y0]) * SS
+            q = (view.project(wpts) - [x0, y0]) * SS
             src = np.float32([[0, 0], [TEX, 0], [TEX, TEX], [0, TEX]])
             M = cv2.getPerspectiveTransform(src, q.astype(np.float32))
             warped = cv2.warpPerspective(tex, M, (rw * SS, rh * SS), flags=cv2.INTER_LINEAR,
@@ -596,10 +607,12 @@ def render_scene(
                              (float(base_c[0]), float(base_c[1])), spec.yaw_deg,
                              spec.cocked_deg > 0, moving, top_quad)
     if p.hand:
-        img = _draw_hand(img, rng, p)
+        inner = (slice(lens_pad, lens_pad + FRAME_H), slice(lens_pad, lens_pad + FRAME_W))
+        img[inner] = _draw_hand(img[inner], rng, p)
     # --- camera: vignette, defocus, exposure, noise, JPEG -------------------------------------
     if p.distortion:
-        img = _distort(img, p)
+        img = _distort(img, p, lens_pad)
+    W, H = FRAME_W, FRAME_H
     yy, xx = np.mgrid[0:H:8, 0:W:8].astype(np.float32)
     r2 = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / (W * W / 4 + H * H / 4)
     gain = 1 - p.vignette * r2
@@ -649,14 +662,34 @@ def _lens(p: SceneParams) -> tuple[np.ndarray, float]:
     return c, math.hypot(FRAME_W, FRAME_H) / 2
 
 
-def _distort(img: np.ndarray, p: SceneParams) -> np.ndarray:
-    """The frame as a lens with radial distortion shows it (each pixel looks further out)."""
+def _lens_pad(p: SceneParams) -> int:
+    """How far past the frame (px, a multiple of 8) a barrel lens shows the table: the scene
+    is drawn that much larger all round (see _distort). 0 without a barrel lens."""
+    if p.distortion <= 0:
+        return 0
     c, R = _lens(p)
-    H, W = img.shape[:2]
+    d = np.array([[0, 0], [FRAME_W, 0], [0, FRAME_H], [FRAME_W, FRAME_H]], float) - c
+    reach = float((np.linalg.norm(d, axis=1) ** 3).max()) * p.distortion / (R * R)
+    return 8 * int(math.ceil((reach + 4) / 8))
+
+
+def _padded(a: np.ndarray, pad: int) -> np.ndarray:
+    """A texture drawn for the frame, mirrored `pad` px further all round."""
+    return cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_REFLECT) if pad else a
+
+
+def _distort(img: np.ndarray, p: SceneParams, pad: int = 0) -> np.ndarray:
+    """The frame as a lens with radial distortion shows it (each pixel looks further out).
+
+    `img` is the pinhole view drawn `pad` px larger all round (see _lens_pad), so a barrel
+    lens's edges show the table beyond the pinhole frame, not its border pixels smeared.
+    """
+    c, R = _lens(p)
+    H, W = FRAME_H, FRAME_W
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     dx, dy = xs - np.float32(c[0]), ys - np.float32(c[1])
     f = 1 + np.float32(p.distortion / (R * R)) * (dx * dx + dy * dy)
-    mx, my = (np.float32(c[0]) + dx * f), (np.float32(c[1]) + dy * f)
+    mx, my = (np.float32(c[0] + pad) + dx * f), (np.float32(c[1] + pad) + dy * f)
     return cv2.remap(img, mx, my, cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE)
 

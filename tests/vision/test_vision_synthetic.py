@@ -12,6 +12,7 @@ from vision.synthetic import (
     FRAME_W,
     DieSpec,
     SceneParams,
+    make_camera,
     make_scene,
     render_scene,
 )
@@ -75,6 +76,29 @@ def test_lens_distortion_moves_the_truth_with_the_picture():
     assert np.linalg.norm(np.subtract(t.top_center, c)) < np.linalg.norm(
         np.subtract(a.top_center, c))
 
+
+
+def test_a_barrel_lens_shows_the_table_past_the_pinhole_frame():
+    """A barrel lens shows more of the table than the pinhole frame does: a die it shows
+    near the frame's edge, whose pinhole image lies past the frame, is drawn whole with felt
+    beyond it (it was the frame's border pixels smeared: dev table 6 of the wide world lost
+    11 of its 96 captures so, taken for dice not wholly in view)."""
+    p = SceneParams(distortion=0.15, distortion_centre=(-120.0, 0.0), edge_margin_px=4.0,
+                    felt_mm=(800.0, 600.0))
+    scene = render_scene(p, [DieSpec("MOON", 270.0, 0.0, 20.0)], seed=3)
+    t = scene.dice[0]
+    pinhole = make_camera(p).project(np.array([[270.0, 0.0, 16.0]]))[0]
+    assert pinhole[0] > FRAME_W  # the pinhole frame does not show it
+    x, y = (int(round(v)) for v in t.top_center)
+    right = int(np.ceil(t.top_quad[:, 0].max())) + 6
+    assert x < right < FRAME_W - 20  # the lens shows it, felt beyond it
+    img = scene.image.astype(np.float32)
+    felt = img[y + 80:y + 100, right:FRAME_W - 4].reshape(-1, 3).mean(0)
+    beyond = img[y - 6:y + 7, right:FRAME_W - 4].reshape(-1, 3).mean(0)
+    assert np.abs(beyond - felt).max() < 12, (beyond, felt)
+    hsv = cv2.cvtColor(scene.image, cv2.COLOR_BGR2HSV)
+    win = hsv[y - 4:y + 5, x - 4:x + 5].reshape(-1, 3).mean(0)
+    assert win[1] < 90 and win[2] > 100, win  # the sticker is there
 
 def test_wide_world_splits_are_disjoint_and_varied():
     from vision.bench import bench_worlds

@@ -8,7 +8,14 @@ import math
 import cv2
 import numpy as np
 
-from vision.dice import Blob, TopFace, fit_top_face, outline_inset, rectify
+from vision.dice import (
+    Blob,
+    TopFace,
+    fit_top_face,
+    outline_inset,
+    rectify,
+    touching_faces,
+)
 from vision.geometry import Lens
 from vision.training import _measure_geometry
 
@@ -161,3 +168,19 @@ def test_a_light_sticker_on_a_dark_die_is_not_the_die_edge():
         img, blob, wide = _blurred_die((35, 30, 30), (235, 240, 240), sigma, 50, margin=4)
         inset = outline_inset(img, blob, 50, (-400.0, 80.0))  # the nadir far to the left
         assert inset is not None and abs(inset - wide) < 0.75 and inset < 2.5, (sigma, inset)
+
+
+def test_a_die_longer_than_a_die_is_not_cut_into_overlapping_faces():
+    """One die whose blob is half again as long as a die (side faces a lens shows wider than
+    the camera's fit says) is not two touching dice: cut into two face-sized cells, their
+    faces would lie half a side apart, one over the other (dev table 6 of the wide world:
+    a phantom reading). Two dice touching face to face are still cut in two."""
+    side = 40.0
+    one = np.zeros((60, 100), np.uint8)
+    one[10:50, 10:72] = 1  # 1.55 sides long
+    assert touching_faces(one, (500, 400), side, 0.0, (820.0, 616.0), 0.0) == []
+    two = np.zeros((60, 100), np.uint8)
+    two[10:50, 10:90] = 1  # two dice side by side
+    faces = touching_faces(two, (500, 400), side, 0.0, (820.0, 616.0), 0.0)
+    assert len(faces) == 2
+    assert abs(math.dist(faces[0].center, faces[1].center) - side) < 3
