@@ -269,7 +269,6 @@ def body_colour(body_bgr: np.ndarray | tuple, ink_bgr: np.ndarray | tuple) -> np
 
 
 @cache
-@cache
 def _set_dice() -> tuple[dict, ...]:
     """The set's dice as equipment/namaste.json gives them (colour, body_bgr, ink_bgr), read
     once: `read_numerals` without a profile asks for them on every frame."""
