@@ -73,6 +73,10 @@ PIP_OF_FACE = 0.45  # a face at most this share of a read face's side, within it
 SQUEEZED = 1.4  # a spot this much longer than wide is a side face's pip seen at a slant
 SQUARE_TURN = 12.0  # degrees a grid of pips may be turned against its face's edges
 MORE_SQUEEZED = 1.3  # a side face's pips are this much longer than its top face's
+TWO_PIPS_SIZE = 1.6  # a two's pips are of one size: radii within this many times (right twos
+#: of 1,762 right readings on dev 400 and unseen dev frames, 281 twos: 1.36 at most; a grain
+#: and a speck of a speckled ground read as a two 0.70 where there is no die: 2.04, 23402037;
+#: `--seed 20261121 --dice 400`, `20400000`/`20401000` 700 each, `20402000` 300)
 DIAGONAL_ON = 0.3  # a spot this near (of a two's pips' distance) where its diagonal runs on
 EDGE_ROUND = 0.5  # a face with its colour ending round less of its outline than this (a die's
 EDGE_SURE = 0.95  # edge, `_edge_round`) is read only this sure of its layout
@@ -825,6 +829,11 @@ def _judge_spots(face: _Face, spots: list[_Pip], smooth: np.ndarray,
         if el[1] >= SQUEEZED and el[1] >= MORE_SQUEEZED * el[0]:
             return None, 0.3, "a two's pips not alike (a side face's pip?)", face.center, \
                 face.angle, 0.0
+        # nor of two sizes (one mould, one slant): a grain and a speck of a speckled ground
+        # beside a die, cut out of a region that ran over the die's edge (dev frame 23402037)
+        rs = sorted(p.r for p in spots)
+        if rs[1] > TWO_PIPS_SIZE * rs[0]:
+            return None, 0.3, "a two's pips of two sizes", face.center, face.angle, 0.0
     centre, angle, s, res = _fit_grid(spots, n, face.angle, side)
     if res > 0.22:
         return None, 0.3, f"{n} spots not in a die's layout", face.center, face.angle, 0.0
