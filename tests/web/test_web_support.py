@@ -20,8 +20,10 @@ RESETS = 30
 WAIT_SECONDS = 60.0
 
 
-def _request_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if "process_request" in t.name]
+def _request_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    """The request threads started since `before` (other tests' servers in this worker may
+    still hold theirs: a page's event stream)."""
+    return [t for t in threading.enumerate() if "process_request" in t.name and t not in before]
 
 
 def test_a_static_file_whose_client_resets_the_connection_is_closed(tmp_path, monkeypatch):
@@ -31,6 +33,7 @@ def test_a_static_file_whose_client_resets_the_connection_is_closed(tmp_path, mo
     app = Flask(__name__, static_folder=str(static))
     unraisable = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    before = set(threading.enumerate())
     url, stop = serve_app(app, tmp_path)
     port = int(url.rsplit(":", 1)[1])
     try:
@@ -42,9 +45,9 @@ def test_a_static_file_whose_client_resets_the_connection_is_closed(tmp_path, mo
                 assert s.recv(12).startswith(b"HTTP/1.1 200")
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         deadline = time.monotonic() + WAIT_SECONDS
-        while _request_threads() and time.monotonic() < deadline:
-            _request_threads()[0].join(timeout=1.0)
-        assert not _request_threads(), "the server still handles a reset connection"
+        while (left := _request_threads(before)) and time.monotonic() < deadline:
+            left[0].join(timeout=1.0)
+        assert not _request_threads(before), "the server still handles a reset connection"
     finally:
         stop()
     gc.collect()
