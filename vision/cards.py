@@ -84,6 +84,10 @@ EDGE_NOISE = 2.5  # a card's edge changes the grey by this many times the frame'
 EDGE_STEP_MIN = 3.0  # ... and by this many grey levels at least (see `_edge_step`)
 RIM_MM = (0.7, 1.9)  # the plain paper band inside a card's edge
 RIM_PLAIN = 0.65  # share of the rim that must be paper
+RIM_SURE = 0.75  # a card found by the first search with a rim this plain is not searched again on
+#                  the blurred grey (over a stack its quads take in the card below, rims plainer
+#                  than the top card's own: seed 778's wood stack tops 0.79 lost to 0.92; a
+#                  card found 14% off, rim 0.67-0.68, is found right there, 0.74-0.99)
 RIM_RETRY = 0.3  # a quad whose rim is less plain than RIM_PLAIN, but this plain, is refined at
 #                  full size and its rim measured again (a card on wood grain found 2 px inside
 #                  its edge: 0.45, its true outline's 0.9)
@@ -764,6 +768,14 @@ def _busy(edges: np.ndarray, cards: list[np.ndarray]) -> bool:
     return free > 0 and cv2.countNonZero(cv2.bitwise_and(edges, cloth)) > BUSY_EDGES * free
 
 
+def _on_found(c: np.ndarray, found: list[np.ndarray]) -> bool:
+    """Whether a region's contour is centred on a card found already (`found`: quads)."""
+    m = cv2.moments(c)
+    return m["m00"] <= 0 or any(cv2.pointPolygonTest(
+        q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
+        for q in found)
+
+
 def find_cards(img: np.ndarray) -> list[Outline]:
     """Every card lying face up (or down) and uncovered in the frame."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.size == 0:
@@ -796,16 +808,22 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     #                               give the same quad: it is snapped and checked once)
     for c in contours:
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
-    if _busy(edges, [o.quad * s for o in cands if o.rim >= RIM_PLAIN]):
+    found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
+    sure = [o.quad * s for o in cands if o.rim >= RIM_SURE]
+    if _busy(edges, found):
         # a textured cloth (wood grain, a weave, lines): its edges run into the cards' rings;
-        # the cards' edges, stronger than the texture's, are also looked for alone, and on
-        # the grey blurred (a fine grain fades, a card's edge, a step, stays)
-        for more in (cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True),
-                     cv2.Canny(cv2.GaussianBlur(grey8, (0, 0), BUSY_BLUR), 8, 24,
-                               L2gradient=True)):
+        # the cards' edges, stronger than the texture's, are also looked for alone, and, where
+        # no card was found yet, on the grey blurred (a fine grain fades, a card's edge, a
+        # step, stays; over a stack found, its quads take in the card below, rims plainer
+        # than the top card's own)
+        for more, anywhere in ((cv2.Canny(grey8, 3 * 8, 3 * 24, L2gradient=True), True),
+                               (cv2.Canny(cv2.GaussianBlur(grey8, (0, 0), BUSY_BLUR), 8, 24,
+                                          L2gradient=True), False)):
             more = cv2.morphologyEx(more, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
             for c in cv2.findContours(more, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
-                _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
+                if anywhere or not _on_found(c, sure):
+                    _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img,
+                              full_grey)
     # a card's edge on a cloth nearly as light as it can break here and there (a ring not
     # closed): the edges closed wider, where no card was found yet; an outline found so must
     # hold paper, mostly (the wider-closed grain of a wood makes card-shaped patches of wood,
@@ -815,12 +833,7 @@ def find_cards(img: np.ndarray) -> list[Outline]:
     found = [o.quad * s for o in cands if o.rim >= RIM_PLAIN]
     known = len(cands)
     for c in cv2.findContours(wide, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0]:
-        if not lo <= cv2.contourArea(c) <= hi:
-            continue
-        m = cv2.moments(c)
-        if m["m00"] <= 0 or any(cv2.pointPolygonTest(
-                q.reshape(-1, 1, 2), (m["m10"] / m["m00"], m["m01"] / m["m00"]), False) >= 0
-                for q in found):
+        if not lo <= cv2.contourArea(c) <= hi or _on_found(c, found):
             continue
         _outlines(c, small, grey, step, s, (lo, hi), tried, cands, img, full_grey)
     cands[known:] = [o for o in cands[known:]

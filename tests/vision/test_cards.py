@@ -212,6 +212,26 @@ def test_a_court_card_on_a_fine_wood_grain_is_found():
     _assert_outline_found(_wood_scene(23361145), "QD")
 
 
+def test_a_stack_top_on_wood_grain_keeps_its_own_outline():
+    """A printed Night card on a dark wood, lying on another card (seed 778's dev wood
+    table, scene 3000786): the first search found its own outline (rim 0.79 plain), but the
+    grey blurred 2 px gave quads taking in the card below, their rim plainer (0.92), and the
+    top card's outline lay 12.5% of its width off. A card found with a rim RIM_SURE plain is
+    not searched again blurred: its outline is its own (within 2%)."""
+    table = dataclasses.replace(sample_table(3000778 + 77), deck=sample_table(3000778).deck,
+                                style=sample_table(3000778).style)
+    assert table.surface == "wood" and table.deck == "roche"
+    _assert_outline_found(make_card_scene(table, 3000786, hard=False), "WORLD-4-NIGHT-01")
+
+
+@pytest.mark.parametrize(("frame", "label"), [(23361189, "3D"), (23361200, "3C")])
+def test_a_card_found_barely_plain_on_wood_grain_is_searched_again_blurred(frame, label):
+    """Cards on a light wood whose first outline was 14-15% of their width off, its rim just
+    plain enough (0.67-0.68): searched again on the grey blurred, their own outline (rim
+    0.74-0.99) wins. Only a card found with a rim RIM_SURE plain is spared that search."""
+    _assert_outline_found(_wood_scene(frame), label)
+
+
 @pytest.mark.parametrize(("frame", "label"), [
     (5_000_010, "MAGES-2-NIGHT-01"), (5_000_010, "KIN-6-DAY-01"), (5_000_011, "COMMONS-7-NIGHT-01"),
     (5_000_011, "WORLD-4-DAY-02"), (5_000_011, "KIN-6-NIGHT-02")])
